@@ -1,0 +1,195 @@
+//! The one error type of the crate.
+//!
+//! Contract: data read from disk or passed in by a caller never causes a panic; it yields one of
+//! these variants. Errors about damaged data name the file and the byte offset.
+
+use std::fmt;
+
+/// Result alias used throughout the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Every error ShaleDB reports. New variants may be added in minor versions.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An operating-system or storage-backend call failed.
+    #[error("I/O error during {op} on {file:?}: {source}")]
+    Io {
+        /// The operation, e.g. `"read"`, `"write"`, `"sync"`.
+        op: &'static str,
+        /// The file name (relative to the storage root), or `""` for directory operations.
+        file: String,
+        /// The underlying cause.
+        source: std::io::Error,
+    },
+
+    /// The named file does not exist.
+    #[error("file {file:?} not found")]
+    NotFound {
+        /// The missing file.
+        file: String,
+    },
+
+    /// A file that must be new already exists.
+    #[error("file {file:?} already exists")]
+    AlreadyExists {
+        /// The existing file.
+        file: String,
+    },
+
+    /// Another handle or process holds the lock.
+    #[error("{file:?} is locked by {holder}; close the other handle or process first")]
+    Locked {
+        /// The lock file.
+        file: String,
+        /// Who holds it, as far as known (e.g. `"pid 1234"`).
+        holder: String,
+    },
+
+    /// Data on disk is damaged: it can never have been written this way by a correct writer.
+    #[error("corruption in {file:?} at offset {offset}: {reason}")]
+    Corruption {
+        /// The damaged file.
+        file: String,
+        /// Byte offset of the damaged structure.
+        offset: u64,
+        /// What was wrong.
+        reason: String,
+    },
+
+    /// The file ends inside a record: a write was cut short (a torn tail). Everything before
+    /// `valid_up_to` is intact; a log may be truncated there.
+    #[error("torn tail in {file:?}: valid data ends at offset {valid_up_to}")]
+    TornTail {
+        /// The file.
+        file: String,
+        /// Offset just past the last intact record.
+        valid_up_to: u64,
+    },
+
+    /// The file's format version is not one this code can read (for example, newer).
+    #[error("{file:?} has format version {version:#x}, which this version of ShaleDB cannot read")]
+    VersionUnsupported {
+        /// The file.
+        file: String,
+        /// The version found.
+        version: u32,
+    },
+
+    /// The compression code in a header is not defined by any format version.
+    #[error("{file:?} declares unknown compression type {code}")]
+    UnknownCompression {
+        /// The file.
+        file: String,
+        /// The code found.
+        code: u32,
+    },
+
+    /// The compression is defined but not supported by this build.
+    #[error("{file:?} uses compression {compression}, which this build does not support")]
+    UnsupportedCompression {
+        /// The file.
+        file: String,
+        /// The compression's name.
+        compression: &'static str,
+    },
+
+    /// A record header did not start with the magic number (go-sstables formats).
+    #[error("magic number mismatch in {file:?} at offset {offset}")]
+    MagicMismatch {
+        /// The file.
+        file: String,
+        /// Offset of the record header.
+        offset: u64,
+    },
+
+    /// A record header's checksum does not match its bytes.
+    #[error("header checksum mismatch in {file:?} at offset {offset}: stored {stored:#x}, computed {computed:#x}")]
+    HeaderChecksumMismatch {
+        /// The file.
+        file: String,
+        /// Offset of the record header.
+        offset: u64,
+        /// Checksum stored in the file.
+        stored: u32,
+        /// Checksum computed from the bytes read.
+        computed: u32,
+    },
+
+    /// A record's payload checksum does not match its bytes.
+    #[error("checksum mismatch in {file:?} at offset {offset}: stored {stored:#x}, computed {computed:#x}")]
+    ChecksumMismatch {
+        /// The file.
+        file: String,
+        /// Offset of the record header.
+        offset: u64,
+        /// Checksum stored in the file.
+        stored: u32,
+        /// Checksum computed from the bytes read.
+        computed: u32,
+    },
+
+    /// A record (stored or decompressed) is larger than the configured limit.
+    #[error("record in {file:?} at offset {offset} is {size} bytes, over the limit of {limit}")]
+    RecordTooLarge {
+        /// The file.
+        file: String,
+        /// Offset of the record header.
+        offset: u64,
+        /// The size found or claimed.
+        size: u64,
+        /// The limit in force (`max_record_size`).
+        limit: u64,
+    },
+
+    /// A caller passed an argument that breaks the function's contract.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+
+    /// The object was closed (or poisoned by an earlier failure) and can no longer be used.
+    #[error("closed: {0}")]
+    Closed(String),
+}
+
+impl Error {
+    /// A stable, upper-case code for this error, shared with the JavaScript API
+    /// (`"IO"`, `"CORRUPTION"`, `"LOCKED"`, ...).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Io { .. } => "IO",
+            Error::NotFound { .. } => "NOT_FOUND",
+            Error::AlreadyExists { .. } => "ALREADY_EXISTS",
+            Error::Locked { .. } => "LOCKED",
+            Error::Corruption { .. }
+            | Error::TornTail { .. }
+            | Error::MagicMismatch { .. }
+            | Error::HeaderChecksumMismatch { .. }
+            | Error::ChecksumMismatch { .. } => "CORRUPTION",
+            Error::VersionUnsupported { .. } => "VERSION_UNSUPPORTED",
+            Error::UnknownCompression { .. } | Error::UnsupportedCompression { .. } => {
+                "UNSUPPORTED_COMPRESSION"
+            }
+            Error::RecordTooLarge { .. } => "RECORD_TOO_LARGE",
+            Error::InvalidArgument(_) => "INVALID_ARGUMENT",
+            Error::Closed(_) => "CLOSED",
+        }
+    }
+
+    /// Builds an [`Error::Io`].
+    pub fn io(op: &'static str, file: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            op,
+            file: file.into(),
+            source,
+        }
+    }
+
+    /// Builds an [`Error::Corruption`].
+    pub fn corruption(file: impl Into<String>, offset: u64, reason: impl fmt::Display) -> Self {
+        Error::Corruption {
+            file: file.into(),
+            offset,
+            reason: reason.to_string(),
+        }
+    }
+}

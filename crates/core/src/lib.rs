@@ -1,0 +1,19 @@
+//! ShaleDB: an embedded key-value database built on one container format, RecordIO.
+//!
+//! This crate is the engine core. All I/O goes through the [`storage::Storage`] trait, so the
+//! same code runs natively (on `std::fs`), in memory, under fault injection in tests, and in
+//! WebAssembly (on a storage object supplied by JavaScript).
+//!
+//! Layers, bottom up:
+//! - [`storage`]: the I/O seam and its implementations.
+//! - [`recordio`]: the record container every file is made of (go-sstables compatible reader,
+//!   ShaleDB's own checksummed format by default).
+//! - [`sstable`]: sorted string tables whose data blocks are RecordIO records.
+#![deny(unsafe_code)]
+
+pub mod error;
+pub mod recordio;
+pub mod sstable;
+pub mod storage;
+
+pub use error::{Error, Result};

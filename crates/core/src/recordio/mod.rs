@@ -1,0 +1,24 @@
+//! RecordIO: the one container format of every ShaleDB file.
+//!
+//! A RecordIO file is an 8-byte file header followed by records back to back. Each record is a
+//! byte string, possibly empty, or *nil* (no value). The full byte layout of every version is in
+//! `docs/FORMAT.md` and in [`format`].
+//!
+//! - [`Reader`] reads go-sstables' versions 1 to 4 and ShaleDB's own format, sequentially
+//!   ([`Reader::next`]) and at a record's offset ([`Reader::read_at`]).
+//! - [`Writer`] writes ShaleDB's own format by default ([`WriterFormat::Shale`]: every byte of
+//!   every record covered by CRC-32C, compression chosen per record), or go-sstables' version 4
+//!   ([`WriterFormat::GoV4`]) for interchange.
+
+pub mod compression;
+pub mod format;
+pub mod reader;
+pub mod writer;
+
+pub use compression::Compression;
+pub use format::Version;
+pub use reader::{OwnedRecord, Reader, ReaderOptions, Record};
+pub use writer::{Writer, WriterFormat, WriterOptions};
+
+/// Default cap on a record's stored and decompressed size: 256 MiB plus room for headers.
+pub const DEFAULT_MAX_RECORD_SIZE: u64 = 256 * 1024 * 1024 + 64 * 1024;

@@ -1,0 +1,1 @@
+//! Sorted string tables on RecordIO. TODO(sstable): implement.

@@ -1,0 +1,135 @@
+//! The storage seam: every byte ShaleDB reads or writes goes through [`Storage`] and
+//! [`StorageFile`].
+//!
+//! A storage is a flat namespace of plain relative file names (`000123.sst`, `wal-000007.log`,
+//! `MANIFEST-000002`) — think LevelDB's `Env` or redb's `StorageBackend`. Implementations:
+//! [`std_fs::StdFsStorage`] (a directory on disk), [`memory::MemoryStorage`] (tests and purely
+//! in-memory databases), [`faulty::FaultyStorage`] (a wrapper that injects torn writes, failed
+//! syncs and crashes), and, in the `shaledb-wasm` crate, one backed by a JavaScript object.
+//!
+//! Durability contract, shared by all implementations:
+//! - After `write_at` returns, the bytes are visible to every later read through any handle and
+//!   survive the process being killed (they have reached the OS or the browser's storage).
+//! - After `sync` returns, the file's data survives power loss.
+//! - After `sync_dir` returns, creations, renames and removals done before it survive power loss.
+
+pub mod faulty;
+pub mod memory;
+pub mod std_fs;
+
+use std::sync::Arc;
+
+use crate::Result;
+
+/// `Send` on native targets; nothing on wasm32, where JS-backed values are not `Send` and there
+/// are no threads to send them to.
+#[cfg(not(target_arch = "wasm32"))]
+pub trait MaybeSend: Send {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Send + ?Sized> MaybeSend for T {}
+/// `Send` on native targets; nothing on wasm32.
+#[cfg(target_arch = "wasm32")]
+pub trait MaybeSend {}
+#[cfg(target_arch = "wasm32")]
+impl<T: ?Sized> MaybeSend for T {}
+
+/// `Sync` on native targets; nothing on wasm32.
+#[cfg(not(target_arch = "wasm32"))]
+pub trait MaybeSync: Sync {}
+#[cfg(not(target_arch = "wasm32"))]
+impl<T: Sync + ?Sized> MaybeSync for T {}
+/// `Sync` on native targets; nothing on wasm32.
+#[cfg(target_arch = "wasm32")]
+pub trait MaybeSync {}
+#[cfg(target_arch = "wasm32")]
+impl<T: ?Sized> MaybeSync for T {}
+
+/// How [`Storage::open`] treats an existing or missing file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    /// Existing file, read only. Missing: [`crate::Error::NotFound`].
+    Read,
+    /// Existing file, read and write. Missing: [`crate::Error::NotFound`].
+    ReadWrite,
+    /// Create the file, or truncate it to zero length if it exists; read and write.
+    Create,
+    /// Create a new file; if it exists: [`crate::Error::AlreadyExists`]. Read and write.
+    CreateNew,
+}
+
+/// A shared handle to an open file. Dropping the last clone closes it.
+pub type FileHandle = Arc<dyn StorageFile>;
+
+/// A flat directory of named files.
+pub trait Storage: MaybeSend + MaybeSync + std::fmt::Debug {
+    /// Opens `name` as `mode` says.
+    fn open(&self, name: &str, mode: OpenMode) -> Result<FileHandle>;
+
+    /// Whether `name` exists.
+    fn exists(&self, name: &str) -> Result<bool>;
+
+    /// Removes `name`. Missing: [`crate::Error::NotFound`]. Open handles stay usable until
+    /// dropped where the platform allows it (POSIX does).
+    fn remove(&self, name: &str) -> Result<()>;
+
+    /// Renames `from` to `to`, atomically replacing `to` if it exists.
+    fn rename(&self, from: &str, to: &str) -> Result<()>;
+
+    /// The names of all files, in no particular order.
+    fn list(&self) -> Result<Vec<String>>;
+
+    /// Makes earlier creations, renames and removals durable (fsync of the directory).
+    fn sync_dir(&self) -> Result<()>;
+
+    /// Takes the exclusive lock `name` (a lock file). Held until the guard is dropped. A second
+    /// attempt, from this or another process, fails with [`crate::Error::Locked`] while it is
+    /// held; a lock left behind by a process that no longer runs is taken over.
+    fn lock(&self, name: &str) -> Result<Box<dyn StorageLock>>;
+}
+
+/// An open file. All methods take `&self`: one handle may serve many readers at once.
+pub trait StorageFile: MaybeSend + MaybeSync + std::fmt::Debug {
+    /// The file's name within its storage (used in error messages).
+    fn name(&self) -> &str;
+
+    /// Reads up to `buf.len()` bytes at `offset` and returns how many were read. Fewer bytes
+    /// than asked are returned only at the end of the file; `0` means `offset >= size`.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize>;
+
+    /// Writes all of `data` at `offset`, extending the file if needed (a gap reads as zeros).
+    fn write_at(&self, offset: u64, data: &[u8]) -> Result<()>;
+
+    /// Makes every byte written so far durable (fdatasync; `F_FULLFSYNC` on Apple platforms).
+    fn sync(&self) -> Result<()>;
+
+    /// The current size in bytes.
+    fn size(&self) -> Result<u64>;
+
+    /// Cuts or extends (with zeros) the file to `len` bytes.
+    fn truncate(&self, len: u64) -> Result<()>;
+
+    /// Reads exactly `buf.len()` bytes at `offset`; a short file is an [`crate::Error::Io`] of
+    /// kind `UnexpectedEof`.
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let rest = buf.get_mut(done..).unwrap_or_default();
+            let n = self.read_at(offset + done as u64, rest)?;
+            if n == 0 {
+                return Err(crate::Error::io(
+                    "read",
+                    self.name(),
+                    std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        format!("file ends before offset {}", offset + buf.len() as u64),
+                    ),
+                ));
+            }
+            done += n;
+        }
+        Ok(())
+    }
+}
+
+/// A held lock; dropping it releases the lock.
+pub trait StorageLock: MaybeSend + std::fmt::Debug {}

@@ -1,0 +1,1 @@
+//! WebAssembly bindings of the ShaleDB engine. TODO(wasm): implement.
