@@ -5,7 +5,7 @@
 //! `docs/FORMAT.md` and in [`format`].
 //!
 //! - [`Reader`] reads go-sstables' versions 1 to 4 and ShaleDB's own format, sequentially
-//!   ([`Reader::next`]) and at a record's offset ([`Reader::read_at`]).
+//!   ([`Reader::read_next`]) and at a record's offset ([`Reader::read_at`]).
 //! - [`Writer`] writes ShaleDB's own format by default ([`WriterFormat::Shale`]: every byte of
 //!   every record covered by CRC-32C, compression chosen per record), or go-sstables' version 4
 //!   ([`WriterFormat::GoV4`]) for interchange.

@@ -73,7 +73,7 @@ impl Reader {
     /// Reads the next record. `Ok(None)` at a clean end of file. A record cut short by the end
     /// of the file is [`crate::Error::TornTail`] naming where valid data ends; damage with
     /// data after it is a typed corruption error naming the offset.
-    pub fn next(&mut self) -> Result<Option<Record<'_>>> {
+    pub fn read_next(&mut self) -> Result<Option<Record<'_>>> {
         todo!()
     }
 
