@@ -30,7 +30,10 @@ impl MemoryStorage {
     }
 
     fn files(&self) -> std::sync::MutexGuard<'_, HashMap<String, Bytes>> {
-        self.inner.files.lock().unwrap_or_else(PoisonError::into_inner)
+        self.inner
+            .files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -91,7 +94,11 @@ impl Storage for MemoryStorage {
     }
 
     fn lock(&self, name: &str) -> Result<Box<dyn StorageLock>> {
-        let mut held = self.inner.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self
+            .inner
+            .locks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if !held.insert(name.to_owned()) {
             return Err(Error::Locked {
                 file: name.into(),
@@ -136,7 +143,9 @@ impl StorageFile for MemoryFile {
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
         let bytes = self.bytes.read().unwrap_or_else(PoisonError::into_inner);
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(bytes.len());
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(bytes.len());
         let src = bytes.get(start..).unwrap_or_default();
         let n = src.len().min(buf.len());
         if let (Some(dst), Some(src)) = (buf.get_mut(..n), src.get(..n)) {
@@ -169,7 +178,11 @@ impl StorageFile for MemoryFile {
     }
 
     fn size(&self) -> Result<u64> {
-        Ok(self.bytes.read().unwrap_or_else(PoisonError::into_inner).len() as u64)
+        Ok(self
+            .bytes
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len() as u64)
     }
 
     fn truncate(&self, len: u64) -> Result<()> {
