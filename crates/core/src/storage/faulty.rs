@@ -474,3 +474,127 @@ impl XorShift {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::memory::MemoryStorage;
+
+    fn faulty() -> FaultyStorage {
+        FaultyStorage::new(Arc::new(MemoryStorage::new()))
+    }
+
+    fn contents(s: &dyn Storage, name: &str) -> Vec<u8> {
+        let f = s.open(name, OpenMode::Read).unwrap();
+        let mut buf = vec![0; f.size().unwrap() as usize];
+        f.read_exact_at(0, &mut buf).unwrap();
+        buf
+    }
+
+    #[test]
+    fn xorshift_is_deterministic_and_seeds_differ() {
+        let draw = |seed| {
+            let mut r = XorShift::new(seed);
+            (0..4).map(|_| r.next()).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(0), draw(1));
+        assert!(draw(0).iter().all(|&x| x != 0));
+        assert_eq!(XorShift::new(3).below(0), 0);
+        assert!((0..100).all(|_| XorShift::new(9).below(5) < 5));
+    }
+
+    #[test]
+    fn damage_tail_changes_only_the_last_bytes_of_the_unsynced_tail() {
+        let (mut garbled, mut zeroed, mut intact) = (0, 0, 0);
+        for seed in 0..60 {
+            let s = MemoryStorage::new();
+            let f = s.open("f", OpenMode::Create).unwrap();
+            f.write_at(0, &[0xAA; 20]).unwrap();
+            damage_tail(&*f, &mut XorShift::new(seed), 10, 20).unwrap();
+            let after = contents(&s, "f");
+            assert_eq!(after.len(), 20);
+            assert!(after[..12].iter().all(|&b| b == 0xAA), "seed {seed}");
+            let tail = &after[12..];
+            if tail.iter().all(|&b| b == 0xAA) {
+                intact += 1;
+            } else if tail.iter().all(|&b| b == 0) {
+                zeroed += 1;
+            } else {
+                assert!(tail.iter().all(|&b| b != 0xAA), "seed {seed}: {tail:?}");
+                garbled += 1;
+            }
+        }
+        assert!(garbled > 0 && zeroed > 0 && intact > 0);
+    }
+
+    #[test]
+    fn damage_tail_never_touches_synced_bytes_of_a_short_tail() {
+        for seed in 0..20 {
+            let s = MemoryStorage::new();
+            let f = s.open("f", OpenMode::Create).unwrap();
+            f.write_at(0, &[0xAA; 12]).unwrap();
+            damage_tail(&*f, &mut XorShift::new(seed), 10, 12).unwrap();
+            assert!(contents(&s, "f")[..10].iter().all(|&b| b == 0xAA));
+        }
+    }
+
+    #[test]
+    fn crash_torn_sometimes_keeps_a_never_synced_new_file() {
+        let mut kept = 0;
+        for seed in 0..32 {
+            let s = faulty();
+            let f = s.open("new", OpenMode::CreateNew).unwrap();
+            f.write_at(0, &[1; 40]).unwrap();
+            s.crash_torn(seed).unwrap();
+            if s.exists("new").unwrap() {
+                kept += 1;
+                assert!(contents(&s, "new").len() <= 40);
+            }
+        }
+        assert!(kept > 0 && kept < 32, "kept {kept} of 32");
+    }
+
+    #[test]
+    fn create_over_a_durable_file_makes_the_truncation_durable() {
+        let s = faulty();
+        let f = s.open("f", OpenMode::CreateNew).unwrap();
+        f.write_at(0, b"old contents").unwrap();
+        f.sync().unwrap();
+        s.sync_dir().unwrap();
+        let g = s.open("f", OpenMode::Create).unwrap();
+        g.write_at(0, b"new").unwrap();
+        s.crash().unwrap();
+        assert_eq!(contents(&s, "f"), b"");
+    }
+
+    #[test]
+    fn rename_over_a_tracked_file_forgets_the_replaced_one() {
+        let s = faulty();
+        let a = s.open("a", OpenMode::CreateNew).unwrap();
+        a.write_at(0, b"aaaa").unwrap();
+        a.sync().unwrap();
+        let _b = s.open("b", OpenMode::CreateNew).unwrap();
+        s.rename("a", "b").unwrap();
+        {
+            let state = s.state();
+            assert_eq!(state.names.len(), 1);
+            assert_eq!(state.files.len(), 1);
+        }
+        s.crash().unwrap();
+        assert_eq!(contents(&s, "b"), b"aaaa");
+    }
+
+    #[test]
+    fn writes_through_a_handle_to_a_removed_file_are_not_tracked() {
+        let s = faulty();
+        let f = s.open("a", OpenMode::CreateNew).unwrap();
+        s.remove("a").unwrap();
+        f.write_at(0, b"orphan").unwrap();
+        f.sync().unwrap();
+        let g = s.open("a", OpenMode::CreateNew).unwrap();
+        g.write_at(0, b"x").unwrap();
+        s.crash().unwrap();
+        assert!(!s.exists("a").unwrap());
+    }
+}

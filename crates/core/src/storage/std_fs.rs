@@ -356,6 +356,10 @@ fn judge(seen: &SeenLock, me: &Owner, path: &Path) -> Verdict {
     }
 }
 
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "only Linux can tell alive from dead")
+)]
 enum Liveness {
     Alive,
     Dead,
