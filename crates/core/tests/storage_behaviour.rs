@@ -51,7 +51,7 @@ fn faulty_std_fs() -> Subject {
 }
 
 /// The conformance suite: every storage must pass these.
-mod conformance {
+mod storage_conformance {
     use super::*;
 
     fn read_all(s: &dyn Storage, name: &str) -> Vec<u8> {
@@ -248,7 +248,7 @@ macro_rules! conformance_suite {
             #[test]
             fn $test() {
                 let subject = $make;
-                conformance::$test(&*subject.storage);
+                storage_conformance::$test(&*subject.storage);
             }
         )*
     };
@@ -256,11 +256,11 @@ macro_rules! conformance_suite {
 
 conformance_suite!(memory_storage, memory());
 conformance_suite!(std_fs_storage, std_fs());
-conformance_suite!(faulty_over_memory, faulty_memory());
-conformance_suite!(faulty_over_std_fs, faulty_std_fs());
+conformance_suite!(faulty_storage_over_memory, faulty_memory());
+conformance_suite!(faulty_storage_over_std_fs, faulty_std_fs());
 
 /// Behaviours specific to the on-disk storage.
-mod std_fs_only {
+mod std_fs_storage_only {
     use std::fs;
     use std::time::{Duration, SystemTime};
 
@@ -432,7 +432,7 @@ mod std_fs_only {
 }
 
 /// Behaviours of the fault-injecting wrapper.
-mod faulty_only {
+mod faulty_storage_only {
     use super::*;
 
     fn faulty() -> FaultyStorage {
