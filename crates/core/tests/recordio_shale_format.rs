@@ -73,7 +73,7 @@ fn write(records: &[Rec], buffer_size: usize) -> (FileHandle, Vec<u64>) {
     let mut offsets = vec![];
     for (data, c) in records {
         offsets.push(w.write_with(data.as_deref(), *c).unwrap());
-        assert_eq!(w.offset() > *offsets.last().unwrap(), true);
+        assert!(w.offset() > *offsets.last().unwrap());
     }
     let (f, size) = w.finish().unwrap();
     assert_eq!(f.size().unwrap(), size);
