@@ -357,7 +357,11 @@ fn lzw_records_written_by_go_compress_lzw_decode_with_weezl() {
         ascending(1337),
         None,
         Some(vec![]),
-        Some((0..200_000usize).map(|i| ((i * i + i / 3) % 251) as u8).collect()),
+        Some(
+            (0..200_000usize)
+                .map(|i| ((i * i + i / 3) % 251) as u8)
+                .collect(),
+        ),
         Some((0..100_000usize).map(|i| (i / 100) as u8).collect()),
         Some(b"x".to_vec()),
     ];
