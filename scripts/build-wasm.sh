@@ -24,7 +24,8 @@ fi
 
 cargo build -p shaledb-wasm --target wasm32-unknown-unknown --release
 rm -rf "$out"
-wasm-bindgen --target web --out-dir "$out" target/wasm32-unknown-unknown/release/shaledb_wasm.wasm
+wasm-bindgen --target web --out-dir "$out" \
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/shaledb_wasm.wasm"
 raw=$(wc -c <"$wasm")
 # wasm-opt reads the enabled features (bulk memory, reference types, ...) from the module.
 "$wasm_opt" "${opt_flags[@]}" "$wasm" -o "$wasm.opt"
