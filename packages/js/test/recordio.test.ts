@@ -32,6 +32,18 @@ function noise(length: number, seed: number): Uint8Array {
   return out;
 }
 
+/** The first index where `a` and `b` differ, or -1 if they are equal. (Much faster than a deep
+ * `toEqual` on large arrays, and it still says where they differ.) */
+function firstDifference(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== b[i]) {
+      return i;
+    }
+  }
+  return a.length === b.length ? -1 : n;
+}
+
 const records: RecordValue[] = [
   new TextEncoder().encode("hello, shale"),
   null,
@@ -64,7 +76,7 @@ describe("recordio round trip through the wasm core", () => {
             expect(record, `record ${i}`).toBeNull();
           } else {
             expect(record, `record ${i}`).toBeInstanceOf(Uint8Array);
-            expect(record, `record ${i}`).toEqual(expected);
+            expect(firstDifference(record as Uint8Array, expected), `record ${i}`).toBe(-1);
           }
         });
       });
