@@ -1,0 +1,24 @@
+# Shared helpers for the scripts in this folder. Source it: `source "$(dirname "$0")/lib.sh"`.
+# Sets REPO (the repository root, also the working directory) and puts cargo's bin on PATH.
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+# Non-interactive and quiet where it matters; CI=true is honoured by npm, cargo and vitest.
+export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
+
+# Prints a section header: section "Title".
+section() {
+  printf '\n\033[1m==> %s\033[0m\n' "$1"
+}
+
+# Prints a message and exits non-zero: die "message".
+die() {
+  printf '\033[31merror:\033[0m %s\n' "$1" >&2
+  exit 1
+}
+
+# Seconds since the epoch, for timing sections.
+now() {
+  date +%s
+}

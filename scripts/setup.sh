@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what the test and demo commands need; quick and silent about it when all is present.
+#   - the wasm32-unknown-unknown Rust target,
+#   - wasm-bindgen-cli of exactly the version crates/wasm/Cargo.toml pins,
+#   - the npm devDependencies (npm ci), when node_modules is missing or older than the lock file.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+command -v cargo >/dev/null || die "cargo not found: install Rust (https://rustup.rs), then rerun"
+command -v node >/dev/null || die "node not found: install Node.js 20.19 or newer, then rerun"
+command -v npm >/dev/null || die "npm not found: install Node.js 20.19 or newer, then rerun"
+
+node -e '
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    console.error(`error: Node.js ${process.versions.node} is too old; 20.19 or newer is needed`);
+    process.exit(1);
+  }'
+
+# 1. The wasm32 target. rust-toolchain.toml lists it, and rustup installs it with the toolchain;
+#    this covers a rustup too old to do that.
+if command -v rustup >/dev/null; then
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    section "setup: rustup target add wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
+  fi
+fi
+
+# 2. wasm-bindgen-cli, exactly the version the crate pins (the one source of truth). Not
+#    --locked: one of its locked dependencies is missing from the registry.
+want="$(sed -nE 's/^wasm-bindgen[[:space:]]*=[[:space:]]*(\{[^}]*version[[:space:]]*=[[:space:]]*)?"=?([0-9][0-9.]*)".*/\2/p' crates/wasm/Cargo.toml | head -n1)"
+[ -n "$want" ] || die "cannot read the wasm-bindgen version from crates/wasm/Cargo.toml"
+have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+if [ "$have" != "$want" ]; then
+  section "setup: cargo install wasm-bindgen-cli --version $want (found: ${have:-none}; takes a few minutes)"
+  cargo install wasm-bindgen-cli --version "$want" --force
+fi
+
+# 3. npm devDependencies. npm ci rewrites node_modules/.package-lock.json, so its age tells
+#    whether the install is older than package-lock.json.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  section "setup: npm ci"
+  npm ci --no-audit --no-fund
+fi

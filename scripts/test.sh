@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `npm test`: the whole test command. Installs what is missing (scripts/setup.sh), then runs, in
+# order, and stops at the first failure:
+#   Rust: fmt check, clippy (-D warnings), tests, a wasm32 check of the core;
+#   WebAssembly: build (scripts/build-wasm.sh);
+#   JS: build (tsc), strict type check of sources and tests, vitest in Node.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+start=$(now)
+step_start=$start
+step() {
+  local t
+  t=$(now)
+  if [ "$step_start" != "$start" ] || [ "$t" != "$start" ]; then
+    printf '    (%ss)\n' "$((t - step_start))"
+  fi
+  step_start=$t
+  section "$1"
+}
+
+step "setup (installs only what is missing)"
+bash scripts/setup.sh
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo test --workspace"
+cargo test --workspace
+
+step "cargo check -p shaledb --target wasm32-unknown-unknown"
+cargo check -p shaledb --target wasm32-unknown-unknown
+
+step "build the WebAssembly module (scripts/build-wasm.sh)"
+bash scripts/build-wasm.sh
+
+step "build packages/js (tsc)"
+npm run --silent --workspace packages/js build
+
+step "type check packages/js, sources and tests (tsc --strict --noEmit)"
+npm run --silent --workspace packages/js typecheck
+
+step "vitest run (Node)"
+report="$(mktemp -d)/vitest.json"
+set +e
+(cd packages/js && npx --no-install vitest run --reporter=default --reporter=json --outputFile.json="$report")
+status=$?
+set -e
+if [ -f "$report" ]; then
+  node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` +
+      (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));' "$report"
+fi
+[ "$status" -eq 0 ] || exit "$status"
+
+t=$(now)
+printf '    (%ss)\n' "$((t - step_start))"
+section "all tests passed in $((t - start))s"
