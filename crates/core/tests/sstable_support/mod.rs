@@ -1,5 +1,5 @@
 //! Helpers shared by the `sstable_*` behaviour tests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
 
 use std::sync::Arc;
 
