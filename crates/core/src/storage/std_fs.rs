@@ -1,13 +1,77 @@
 //! [`Storage`] on a directory of the local file system (`std::fs`).
 //!
-//! TODO(storage): implement.
+//! Files are plain relative names inside one root directory. Reads and writes are positional
+//! (`pread`/`pwrite` on Unix, `seek_read`/`seek_write` on Windows), so one handle serves many
+//! threads without a shared cursor. On targets with neither (wasm32), every call fails with an
+//! [`Error::Io`] of kind `Unsupported`; the WebAssembly build uses a JS-backed storage instead.
+//!
+//! # File names
+//!
+//! A name must be non-empty and must not contain `/`, `\`, `:`, NUL or `..`, nor be `.`: names
+//! never leave the root directory and mean the same on every platform (`:` would name a drive or
+//! an alternate data stream on Windows). Other names get [`Error::InvalidArgument`].
+//!
+//! # Lock protocol (version 1)
+//!
+//! The lock is a *lock file*, not `flock`/`fcntl`, so that a Node.js process (whose `fs` has no
+//! `flock`) can follow the same protocol on the same directory. To take lock `NAME`:
+//!
+//! 1. Create `NAME` exclusively (`O_CREAT|O_EXCL`; Node: `fs.openSync(path, "wx")`) and write,
+//!    in UTF-8, exactly:
+//!    ```text
+//!    shaledb-lock 1
+//!    pid <decimal process id>
+//!    start <decimal process start time>
+//!    ```
+//!    each line ending in `\n`. The start time tells a reused pid from the original process: on
+//!    Linux it is field 22 of `/proc/self/stat` (`starttime`, clock ticks since boot; the
+//!    command name in field 2 is parenthesised and may contain spaces, so count fields after the
+//!    *last* `)`); elsewhere `0`. If the create succeeds, the lock is held.
+//! 2. If the file exists, read it (at most 4 KiB) and parse it: the first line starts with
+//!    `shaledb-lock `, `pid` is required, `start` defaults to `0`, unknown lines are ignored.
+//!    - Same pid and start as the caller: held by this very process (a second open in one
+//!      process conflicts) → `Locked`.
+//!    - Linux: `/proc/<pid>/stat` is absent, or the process is a zombie (state `Z` or `X`), or
+//!      the recorded start is not `0` and differs from the process's → the owner is gone: the
+//!      lock is **stale**. Otherwise it is held → `Locked { holder: "pid N" }`.
+//!    - Where liveness cannot be checked (no `/proc`: macOS, Windows, ...) the lock counts as
+//!      held, and the error says to remove the file by hand if no ShaleDB process runs.
+//!    - Contents that do not parse (a process killed between create and write) make the lock
+//!      stale once the file's modification time is at least [`GARBLED_LOCK_STALE_AFTER`] old;
+//!      before that it counts as held by a process that is still writing it.
+//! 3. To take over a stale lock: read the file again; if its bytes are unchanged, remove it and
+//!    go back to step 1. Give up with `Locked` after [`LOCK_ATTEMPTS`] rounds.
+//! 4. To release: read the file; remove it only if it still holds exactly the text written in
+//!    step 1 (a lock taken over after we were presumed dead is not ours to remove).
+//!
+//! Limits, shared by any implementation of this protocol without `flock`: two processes that
+//! take over the *same* stale lock at the same instant can both succeed if one removes the file
+//! between the other's re-read and remove (the window is microseconds, and only ever opens after
+//! a crash); processes in different PID namespaces (containers) sharing one directory cannot see
+//! each other's pids, so they must not share a database directory.
 
-use std::path::PathBuf;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
-use crate::storage::{FileHandle, OpenMode, Storage, StorageLock};
-use crate::Result;
+use crate::storage::{FileHandle, OpenMode, Storage, StorageFile, StorageLock};
+use crate::{Error, Result};
 
-/// A directory on disk.
+/// How old an unparseable lock file must be (by modification time) before it counts as stale.
+pub const GARBLED_LOCK_STALE_AFTER: Duration = Duration::from_secs(5);
+
+/// How many create / take-over rounds [`Storage::lock`] tries before reporting `Locked`.
+pub const LOCK_ATTEMPTS: usize = 8;
+
+/// The largest lock file read; anything longer is garbled anyway.
+const MAX_LOCK_FILE: u64 = 4096;
+
+/// Offsets and lengths beyond this are refused: the OS takes signed 64-bit offsets.
+const MAX_OFFSET: u64 = i64::MAX as u64;
+
+/// A directory on disk. Cloning gives another handle to the same directory.
 #[derive(Debug, Clone)]
 pub struct StdFsStorage {
     root: PathBuf,
@@ -16,35 +80,558 @@ pub struct StdFsStorage {
 impl StdFsStorage {
     /// Uses directory `root`, creating it (and its parents) if missing.
     pub fn open(root: impl Into<PathBuf>) -> Result<StdFsStorage> {
-        Ok(StdFsStorage { root: root.into() })
+        let root = root.into();
+        fs::create_dir_all(&root).map_err(|e| Error::io("create_dir", root_name(&root), e))?;
+        Ok(StdFsStorage { root })
+    }
+
+    /// The directory this storage lives in.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The path of `name`, after checking that it is a plain relative name.
+    fn path(&self, name: &str) -> Result<PathBuf> {
+        check_name(name)?;
+        Ok(self.root.join(name))
+    }
+}
+
+fn root_name(root: &Path) -> String {
+    root.display().to_string()
+}
+
+/// Accepts only plain relative names (see the module docs).
+fn check_name(name: &str) -> Result<()> {
+    let bad = name.is_empty()
+        || name == "."
+        || name.contains("..")
+        || name.contains(['/', '\\', ':', '\0']);
+    if bad {
+        return Err(Error::InvalidArgument(format!(
+            "{name:?} is not a plain file name (no '/', '\\', ':', NUL or \"..\", not empty)"
+        )));
+    }
+    Ok(())
+}
+
+/// Maps an OS error: `NotFound` and `AlreadyExists` get their own variants, the rest is `Io`.
+fn map_err(op: &'static str, name: &str, e: io::Error) -> Error {
+    match e.kind() {
+        io::ErrorKind::NotFound => Error::NotFound { file: name.into() },
+        io::ErrorKind::AlreadyExists => Error::AlreadyExists { file: name.into() },
+        _ => Error::io(op, name, e),
     }
 }
 
 impl Storage for StdFsStorage {
     fn open(&self, name: &str, mode: OpenMode) -> Result<FileHandle> {
-        let _ = (name, mode, &self.root);
-        todo!()
+        let path = self.path(name)?;
+        let mut options = OpenOptions::new();
+        match mode {
+            OpenMode::Read => options.read(true),
+            OpenMode::ReadWrite => options.read(true).write(true),
+            OpenMode::Create => options.read(true).write(true).create(true).truncate(true),
+            OpenMode::CreateNew => options.read(true).write(true).create_new(true),
+        };
+        let file = options.open(&path).map_err(|e| map_err("open", name, e))?;
+        Ok(Arc::new(StdFile {
+            name: name.to_owned(),
+            file,
+            writable: mode != OpenMode::Read,
+        }))
     }
+
     fn exists(&self, name: &str) -> Result<bool> {
-        let _ = name;
-        todo!()
+        let path = self.path(name)?;
+        path.try_exists().map_err(|e| map_err("exists", name, e))
     }
+
     fn remove(&self, name: &str) -> Result<()> {
-        let _ = name;
-        todo!()
+        let path = self.path(name)?;
+        fs::remove_file(path).map_err(|e| map_err("remove", name, e))
     }
+
     fn rename(&self, from: &str, to: &str) -> Result<()> {
-        let _ = (from, to);
-        todo!()
+        let from_path = self.path(from)?;
+        let to_path = self.path(to)?;
+        // Both Unix `rename(2)` and Windows `MoveFileExW(MOVEFILE_REPLACE_EXISTING)` (what std
+        // uses) replace `to` atomically.
+        fs::rename(from_path, to_path).map_err(|e| map_err("rename", from, e))
     }
+
     fn list(&self) -> Result<Vec<String>> {
-        todo!()
+        let dir = fs::read_dir(&self.root).map_err(|e| Error::io("list", "", e))?;
+        let mut names = Vec::new();
+        for entry in dir {
+            let entry = entry.map_err(|e| Error::io("list", "", e))?;
+            let is_dir = entry
+                .file_type()
+                .map_err(|e| Error::io("list", "", e))?
+                .is_dir();
+            // Names that are not UTF-8 cannot have been written by ShaleDB: skipped.
+            if let (false, Ok(name)) = (is_dir, entry.file_name().into_string()) {
+                names.push(name);
+            }
+        }
+        Ok(names)
     }
+
+    #[cfg(unix)]
     fn sync_dir(&self) -> Result<()> {
-        todo!()
+        File::open(&self.root)
+            .and_then(|dir| dir.sync_all())
+            .map_err(|e| Error::io("sync_dir", "", e))
     }
+
+    /// Windows cannot open a directory for flushing without unsafe Win32 calls, and NTFS
+    /// journals directory changes itself: a no-op.
+    #[cfg(not(unix))]
+    fn sync_dir(&self) -> Result<()> {
+        Ok(())
+    }
+
     fn lock(&self, name: &str) -> Result<Box<dyn StorageLock>> {
-        let _ = name;
-        todo!()
+        let path = self.path(name)?;
+        let me = Owner::current().map_err(|e| Error::io("lock", name, e))?;
+        let text = me.to_text();
+        for _ in 0..LOCK_ATTEMPTS {
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut file) => {
+                    if let Err(e) = file.write_all(text.as_bytes()) {
+                        drop(file);
+                        let _ = fs::remove_file(&path);
+                        return Err(Error::io("lock", name, e));
+                    }
+                    return Ok(Box::new(StdFsLock { path, text }));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(Error::io("lock", name, e)),
+            }
+            let seen = match read_lock_file(&path) {
+                Ok(seen) => seen,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io("lock", name, e)),
+            };
+            match judge(&seen, &me, &path) {
+                Verdict::Held(holder) => {
+                    return Err(Error::Locked {
+                        file: name.into(),
+                        holder,
+                    })
+                }
+                Verdict::Stale => match read_lock_file(&path) {
+                    Ok(again) if again.bytes == seen.bytes => match fs::remove_file(&path) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(Error::io("lock", name, e)),
+                    },
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(Error::io("lock", name, e)),
+                },
+            }
+        }
+        Err(Error::Locked {
+            file: name.into(),
+            holder: format!("other processes (it changed hands {LOCK_ATTEMPTS} times meanwhile)"),
+        })
+    }
+}
+
+/// A held lock file; removed on drop if it is still ours.
+#[derive(Debug)]
+struct StdFsLock {
+    path: PathBuf,
+    text: String,
+}
+
+impl StorageLock for StdFsLock {}
+
+impl Drop for StdFsLock {
+    fn drop(&mut self) {
+        if let Ok(seen) = read_lock_file(&self.path) {
+            if seen.bytes == self.text.as_bytes() {
+                let _ = fs::remove_file(&self.path);
+            }
+        }
+    }
+}
+
+/// Who holds a lock, as written in the lock file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Owner {
+    pid: u32,
+    start: u64,
+}
+
+impl Owner {
+    /// This process.
+    #[cfg(any(unix, windows))]
+    fn current() -> io::Result<Owner> {
+        Ok(Owner {
+            pid: std::process::id(),
+            start: own_start_time().unwrap_or(0),
+        })
+    }
+
+    /// Targets without processes (wasm32): `std::process::id` would panic there.
+    #[cfg(not(any(unix, windows)))]
+    fn current() -> io::Result<Owner> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "no process ids on this platform",
+        ))
+    }
+
+    fn to_text(self) -> String {
+        format!("shaledb-lock 1\npid {}\nstart {}\n", self.pid, self.start)
+    }
+
+    /// Parses a lock file's contents; `None` if garbled.
+    fn parse(bytes: &[u8]) -> Option<Owner> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let mut lines = text.lines();
+        lines.next()?.strip_prefix("shaledb-lock ")?;
+        let (mut pid, mut start) = (None, 0u64);
+        for line in lines {
+            if let Some(v) = line.strip_prefix("pid ") {
+                pid = Some(v.trim().parse().ok()?);
+            } else if let Some(v) = line.strip_prefix("start ") {
+                start = v.trim().parse().ok()?;
+            }
+        }
+        Some(Owner { pid: pid?, start })
+    }
+}
+
+/// A lock file's contents and age.
+struct SeenLock {
+    bytes: Vec<u8>,
+    /// Time since the last modification; `None` if unknown (or in the future).
+    age: Option<Duration>,
+}
+
+fn read_lock_file(path: &Path) -> io::Result<SeenLock> {
+    let file = File::open(path)?;
+    let age = file
+        .metadata()
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok());
+    let mut bytes = Vec::new();
+    file.take(MAX_LOCK_FILE).read_to_end(&mut bytes)?;
+    Ok(SeenLock { bytes, age })
+}
+
+enum Verdict {
+    /// Held by a live process (or one we cannot check); the holder's description.
+    Held(String),
+    /// The owner is gone: take the lock over.
+    Stale,
+}
+
+fn judge(seen: &SeenLock, me: &Owner, path: &Path) -> Verdict {
+    let Some(owner) = Owner::parse(&seen.bytes) else {
+        return match seen.age {
+            Some(age) if age >= GARBLED_LOCK_STALE_AFTER => Verdict::Stale,
+            _ => Verdict::Held(
+                "a process that is writing the lock file right now (its contents are incomplete)"
+                    .into(),
+            ),
+        };
+    };
+    if owner == *me {
+        return Verdict::Held(format!("pid {} (this process)", owner.pid));
+    }
+    match liveness(&owner) {
+        Liveness::Dead => Verdict::Stale,
+        Liveness::Alive => Verdict::Held(format!("pid {}", owner.pid)),
+        Liveness::Unknown => Verdict::Held(format!(
+            "pid {} (whether it still runs cannot be checked on this platform; if no ShaleDB \
+             process is running, remove {})",
+            owner.pid,
+            path.display()
+        )),
+    }
+}
+
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "only Linux can tell alive from dead")
+)]
+enum Liveness {
+    Alive,
+    Dead,
+    Unknown,
+}
+
+/// Whether the process that wrote `owner` still runs.
+#[cfg(target_os = "linux")]
+fn liveness(owner: &Owner) -> Liveness {
+    if !Path::new("/proc/self/stat").exists() {
+        return Liveness::Unknown;
+    }
+    match fs::read_to_string(format!("/proc/{}/stat", owner.pid)) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Liveness::Dead,
+        // It exists but we may not read it (another user's process): alive.
+        Err(_) => Liveness::Alive,
+        Ok(stat) => match parse_stat(&stat) {
+            Some(('Z' | 'X', _)) => Liveness::Dead,
+            Some((_, start)) if owner.start != 0 && start != owner.start => Liveness::Dead,
+            _ => Liveness::Alive,
+        },
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn liveness(_owner: &Owner) -> Liveness {
+    Liveness::Unknown
+}
+
+/// This process's start time, field 22 of `/proc/self/stat`.
+#[cfg(target_os = "linux")]
+fn own_start_time() -> Option<u64> {
+    let stat = fs::read_to_string("/proc/self/stat").ok()?;
+    parse_stat(&stat).map(|(_, start)| start)
+}
+
+#[cfg(all(any(unix, windows), not(target_os = "linux")))]
+fn own_start_time() -> Option<u64> {
+    None
+}
+
+/// Parses a `/proc/<pid>/stat` line into (state, starttime): fields 3 and 22. Field 2, the
+/// command name, is in parentheses and may contain anything, so fields are counted from the
+/// last `)`.
+#[cfg(target_os = "linux")]
+fn parse_stat(stat: &str) -> Option<(char, u64)> {
+    let after = stat.get(stat.rfind(')')? + 1..)?;
+    let mut fields = after.split_ascii_whitespace();
+    let state = fields.next()?.chars().next()?; // field 3
+    let start = fields.nth(18)?.parse().ok()?; // field 22 = 3 + 19
+    Some((state, start))
+}
+
+/// An open file on disk.
+#[derive(Debug)]
+struct StdFile {
+    name: String,
+    file: File,
+    writable: bool,
+}
+
+impl StdFile {
+    fn check_writable(&self, op: &'static str) -> Result<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            Err(Error::io(
+                op,
+                &self.name,
+                io::Error::new(io::ErrorKind::PermissionDenied, "opened read-only"),
+            ))
+        }
+    }
+}
+
+impl StorageFile for StdFile {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let pos = offset.saturating_add(done as u64);
+            if pos > MAX_OFFSET {
+                break; // no file is that large
+            }
+            let rest = buf.get_mut(done..).unwrap_or_default();
+            match read_at(&self.file, rest, pos) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io("read", &self.name, e)),
+            }
+        }
+        Ok(done)
+    }
+
+    fn write_at(&self, offset: u64, data: &[u8]) -> Result<()> {
+        self.check_writable("write")?;
+        let end = offset.checked_add(data.len() as u64);
+        if end.is_none_or(|end| end > MAX_OFFSET) {
+            return Err(Error::InvalidArgument(format!(
+                "write of {} bytes at offset {offset} is beyond the largest file size",
+                data.len()
+            )));
+        }
+        write_all_at(&self.file, data, offset).map_err(|e| Error::io("write", &self.name, e))
+    }
+
+    /// `File::sync_data` is `fdatasync` on Linux; on Apple platforms std issues
+    /// `fcntl(F_FULLFSYNC)` for it, which really flushes the drive's cache.
+    fn sync(&self) -> Result<()> {
+        // Windows' FlushFileBuffers needs write access; nothing was written through a
+        // read-only handle anyway.
+        if cfg!(windows) && !self.writable {
+            return Ok(());
+        }
+        self.file
+            .sync_data()
+            .map_err(|e| Error::io("sync", &self.name, e))
+    }
+
+    fn size(&self) -> Result<u64> {
+        self.file
+            .metadata()
+            .map(|m| m.len())
+            .map_err(|e| Error::io("size", &self.name, e))
+    }
+
+    fn truncate(&self, len: u64) -> Result<()> {
+        self.check_writable("truncate")?;
+        if len > MAX_OFFSET {
+            return Err(Error::InvalidArgument(format!(
+                "length {len} is beyond the largest file size"
+            )));
+        }
+        self.file
+            .set_len(len)
+            .map_err(|e| Error::io("truncate", &self.name, e))
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, data: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, data, offset)
+}
+
+/// `seek_read` also moves the file cursor, which nothing here uses.
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn write_all_at(file: &File, mut data: &[u8], mut offset: u64) -> io::Result<()> {
+    while !data.is_empty() {
+        match std::os::windows::fs::FileExt::seek_write(file, data, offset) {
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "wrote 0 bytes")),
+            Ok(n) => {
+                data = data.get(n..).unwrap_or_default();
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(any(unix, windows)))]
+fn read_at(_file: &File, _buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+    Err(unsupported())
+}
+
+#[cfg(not(any(unix, windows)))]
+fn write_all_at(_file: &File, _data: &[u8], _offset: u64) -> io::Result<()> {
+    Err(unsupported())
+}
+
+#[cfg(not(any(unix, windows)))]
+fn unsupported() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        "positional file I/O is not available on this platform",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_name_accepts_plain_names_and_rejects_paths() {
+        for ok in [
+            "000123.sst",
+            "wal-000007.log",
+            "MANIFEST-000002",
+            "LOCK",
+            ".hidden",
+        ] {
+            assert!(check_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "", ".", "..", "a/b", "a\\b", "../x", "x..y", "c:x", "a\0b", "/abs",
+        ] {
+            assert!(
+                matches!(check_name(bad), Err(Error::InvalidArgument(_))),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn lock_text_round_trips() {
+        let owner = Owner {
+            pid: 4242,
+            start: 987_654,
+        };
+        assert_eq!(owner.to_text(), "shaledb-lock 1\npid 4242\nstart 987654\n");
+        assert_eq!(Owner::parse(owner.to_text().as_bytes()), Some(owner));
+    }
+
+    #[test]
+    fn lock_parse_defaults_start_and_ignores_unknown_lines() {
+        assert_eq!(
+            Owner::parse(b"shaledb-lock 2\nhost x\npid 7\n"),
+            Some(Owner { pid: 7, start: 0 })
+        );
+    }
+
+    #[test]
+    fn lock_parse_rejects_garbage() {
+        for bad in [
+            &b""[..],
+            b"shaledb-lock 1\n",
+            b"shaledb-lock 1\npid\n",
+            b"shaledb-lock 1\npid x\n",
+            b"hello\npid 1\n",
+            b"shaledb-lock 1\npid 1\nstart -3\n",
+            b"\xff\xfe",
+        ] {
+            assert_eq!(Owner::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn parse_stat_counts_fields_after_the_last_parenthesis() {
+        let stat = "123 (a) b (c)) S 1 123 123 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 55555 \
+                    1000 200";
+        assert_eq!(parse_stat(stat), Some(('S', 55555)));
+        assert_eq!(parse_stat("garbage"), None);
+        assert_eq!(parse_stat("1 (x) S 1 2"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn own_start_time_is_known_on_linux() {
+        let start = own_start_time();
+        assert!(start.is_some_and(|s| s > 0), "{start:?}");
+        let me = Owner::current().unwrap();
+        assert!(matches!(liveness(&me), Liveness::Alive));
+        let reused = Owner {
+            start: me.start + 1,
+            ..me
+        };
+        assert!(matches!(liveness(&reused), Liveness::Dead));
     }
 }
