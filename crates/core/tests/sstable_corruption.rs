@@ -1,4 +1,5 @@
 //! Damaged tables give typed errors (naming the file), never a panic and never wrong data.
+#![allow(clippy::unwrap_used)]
 mod sstable_support;
 
 use sstable_support::*;
