@@ -58,6 +58,9 @@ pub(crate) struct Inner {
     properties: Properties,
     filter: Option<BloomFilter>,
     index_keys: Vec<u8>,
+    /// The first 8 bytes of each separator key, big-endian, zero-padded: a compact array the
+    /// binary search mostly stays in (it fits in L2 for tens of thousands of blocks).
+    index_prefixes: Vec<u64>,
     pub(crate) index: Vec<IndexEntry>,
     cache: Option<Arc<BlockCache>>,
     table_id: u64,
@@ -135,6 +138,10 @@ impl TableReader {
             footer.index.offset,
         )?;
         let (index_keys, index) = decode_index(index_block, &name, &footer)?;
+        let index_prefixes = index
+            .iter()
+            .map(|e| key_prefix(index_keys.get(e.key.0..e.key.1).unwrap_or_default()))
+            .collect();
         if index.len() as u64 != properties.data_blocks {
             return Err(Error::corruption(
                 &*name,
@@ -161,6 +168,7 @@ impl TableReader {
                 properties,
                 filter,
                 index_keys,
+                index_prefixes,
                 index,
                 cache: options.cache,
                 table_id,
@@ -231,10 +239,26 @@ impl Inner {
     /// if none.
     #[inline]
     pub(crate) fn index_lower_bound(&self, key: &[u8], seq: u64) -> usize {
-        self.index.partition_point(|e| {
-            let k = self.index_keys.get(e.key.0..e.key.1).unwrap_or_default();
-            compare_internal(k, e.seq, key, seq) == Ordering::Less
-        })
+        let target = key_prefix(key);
+        let (mut lo, mut hi) = (0usize, self.index.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let p = self.index_prefixes.get(mid).copied().unwrap_or(u64::MAX);
+            let less = match p.cmp(&target) {
+                Ordering::Less => true,
+                Ordering::Greater => false,
+                Ordering::Equal => self.index.get(mid).is_some_and(|e| {
+                    let k = self.index_keys.get(e.key.0..e.key.1).unwrap_or_default();
+                    compare_internal(k, e.seq, key, seq) == Ordering::Less
+                }),
+            };
+            if less {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
     }
 
     /// Block `i` of the data section (`None` past the last), from the cache or storage.
@@ -259,6 +283,18 @@ impl Inner {
         }
         Ok(Some(block))
     }
+}
+
+/// The first 8 bytes of `key` as a big-endian number, zero-padded. Keys compare like their
+/// prefixes whenever the prefixes differ.
+#[inline]
+fn key_prefix(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = key.len().min(8);
+    if let (Some(dst), Some(src)) = (b.get_mut(..n), key.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    u64::from_be_bytes(b)
 }
 
 type Index = (Vec<u8>, Vec<IndexEntry>);
