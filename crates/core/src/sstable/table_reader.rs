@@ -58,9 +58,10 @@ pub(crate) struct Inner {
     properties: Properties,
     filter: Option<BloomFilter>,
     index_keys: Vec<u8>,
-    /// The first 8 bytes of each separator key, big-endian, zero-padded: a compact array the
-    /// binary search mostly stays in (it fits in L2 for tens of thousands of blocks).
-    index_prefixes: Vec<u64>,
+    /// Per block: the first 8 bytes of its separator key (big-endian, zero-padded) and its
+    /// offset. A compact array the binary search mostly stays in (it fits in L2 for tens of
+    /// thousands of blocks), and all a cache hit needs.
+    index_hot: Vec<(u64, u64)>,
     pub(crate) index: Vec<IndexEntry>,
     cache: Option<Arc<BlockCache>>,
     table_id: u64,
@@ -138,9 +139,12 @@ impl TableReader {
             footer.index.offset,
         )?;
         let (index_keys, index) = decode_index(index_block, &name, &footer)?;
-        let index_prefixes = index
+        let index_hot = index
             .iter()
-            .map(|e| key_prefix(index_keys.get(e.key.0..e.key.1).unwrap_or_default()))
+            .map(|e| {
+                let k = index_keys.get(e.key.0..e.key.1).unwrap_or_default();
+                (key_prefix(k), e.handle.offset)
+            })
             .collect();
         if index.len() as u64 != properties.data_blocks {
             return Err(Error::corruption(
@@ -168,7 +172,7 @@ impl TableReader {
                 properties,
                 filter,
                 index_keys,
-                index_prefixes,
+                index_hot,
                 index,
                 cache: options.cache,
                 table_id,
@@ -243,7 +247,7 @@ impl Inner {
         let (mut lo, mut hi) = (0usize, self.index.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let p = self.index_prefixes.get(mid).copied().unwrap_or(u64::MAX);
+            let p = self.index_hot.get(mid).map_or(u64::MAX, |h| h.0);
             let less = match p.cmp(&target) {
                 Ordering::Less => true,
                 Ordering::Greater => false,
@@ -263,15 +267,18 @@ impl Inner {
 
     /// Block `i` of the data section (`None` past the last), from the cache or storage.
     pub(crate) fn block(&self, i: usize) -> Result<Option<Arc<Block>>> {
+        let Some(&(_, offset)) = self.index_hot.get(i) else {
+            return Ok(None);
+        };
+        if let Some(cache) = &self.cache {
+            if let Some(b) = cache.get(self.table_id, offset) {
+                return Ok(Some(b));
+            }
+        }
         let Some(entry) = self.index.get(i) else {
             return Ok(None);
         };
         let h = entry.handle;
-        if let Some(cache) = &self.cache {
-            if let Some(b) = cache.get(self.table_id, h.offset) {
-                return Ok(Some(b));
-            }
-        }
         let data = self
             .reader
             .read_at_sized(h.offset, h.len)?
