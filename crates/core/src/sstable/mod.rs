@@ -84,3 +84,17 @@ pub struct Entry {
 pub fn compare_internal(akey: &[u8], aseq: u64, bkey: &[u8], bseq: u64) -> Ordering {
     akey.cmp(bkey).then(bseq.cmp(&aseq))
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    #[test]
+    fn readers_and_the_cache_are_shareable_across_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<super::TableReader>();
+        shareable::<super::BlockCache>();
+        fn sendable<T: Send>() {}
+        sendable::<super::TableIter>();
+        sendable::<super::TableScan>();
+        sendable::<super::TableBuilder>();
+    }
+}
