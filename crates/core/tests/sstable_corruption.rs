@@ -85,66 +85,71 @@ fn assert_typed(e: &Error) {
     );
 }
 
-#[test]
-fn truncated_table_at_every_length_gives_a_typed_error() {
-    let entries = sample_entries(60, 20);
-    let bytes = table_bytes(&entries, Compression::None);
-    for len in 0..bytes.len() {
-        match TableReader::open(file_with(&bytes[..len]), TableReadOptions::default()) {
-            Ok(_) => panic!("a table cut to {len} of {} bytes opened", bytes.len()),
-            Err(e) => {
-                assert_eq!(e.code(), "CORRUPTION", "len {len}: {e:?}");
-                assert!(e.to_string().contains("bad.sst"), "{e}");
-            }
-        }
-    }
-}
+/// Module named after the suite, so `cargo test -p shaledb sstable` selects these tests.
+mod sstable_corruption {
+    use super::*;
 
-#[test]
-fn flipped_bytes_give_a_typed_error_or_correct_data() {
-    let entries = sample_entries(60, 20);
-    for compression in [Compression::None, Compression::Snappy] {
-        let bytes = table_bytes(&entries, compression);
-        for at in 0..bytes.len() {
-            for bit in [0x01u8, 0x80] {
-                let mut bad = bytes.clone();
-                bad[at] ^= bit;
-                let t = match TableReader::open(file_with(&bad), TableReadOptions::default()) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        assert_typed(&e);
-                        continue;
-                    }
-                };
-                if let Err(e) = check_all(&t, &entries) {
-                    assert_typed(&e);
+    #[test]
+    fn truncated_table_at_every_length_gives_a_typed_error() {
+        let entries = sample_entries(60, 20);
+        let bytes = table_bytes(&entries, Compression::None);
+        for len in 0..bytes.len() {
+            match TableReader::open(file_with(&bytes[..len]), TableReadOptions::default()) {
+                Ok(_) => panic!("a table cut to {len} of {} bytes opened", bytes.len()),
+                Err(e) => {
+                    assert_eq!(e.code(), "CORRUPTION", "len {len}: {e:?}");
+                    assert!(e.to_string().contains("bad.sst"), "{e}");
                 }
             }
         }
     }
-}
 
-#[test]
-fn newer_table_format_is_refused() {
-    let entries = sample_entries(10, 5);
-    let mut bytes = table_bytes(&entries, Compression::None);
-    let n = bytes.len();
-    // The version is the u32 before the 8-byte magic.
-    bytes[n - 12..n - 8].copy_from_slice(&(TABLE_FORMAT_VERSION + 1).to_le_bytes());
-    match TableReader::open(file_with(&bytes), TableReadOptions::default()) {
-        Err(Error::VersionUnsupported { version, file }) => {
-            assert_eq!(version, TABLE_FORMAT_VERSION + 1);
-            assert_eq!(file, "bad.sst");
+    #[test]
+    fn flipped_bytes_give_a_typed_error_or_correct_data() {
+        let entries = sample_entries(60, 20);
+        for compression in [Compression::None, Compression::Snappy] {
+            let bytes = table_bytes(&entries, compression);
+            for at in 0..bytes.len() {
+                for bit in [0x01u8, 0x80] {
+                    let mut bad = bytes.clone();
+                    bad[at] ^= bit;
+                    let t = match TableReader::open(file_with(&bad), TableReadOptions::default()) {
+                        Ok(t) => t,
+                        Err(e) => {
+                            assert_typed(&e);
+                            continue;
+                        }
+                    };
+                    if let Err(e) = check_all(&t, &entries) {
+                        assert_typed(&e);
+                    }
+                }
+            }
         }
-        other => panic!("expected VersionUnsupported, got {other:?}"),
     }
-}
 
-#[test]
-fn a_file_that_is_not_a_table_is_refused() {
-    for bytes in [&b""[..], b"hello", &[0u8; 200]] {
-        let e = TableReader::open(file_with(bytes), TableReadOptions::default()).unwrap_err();
-        assert_eq!(e.code(), "CORRUPTION");
+    #[test]
+    fn newer_table_format_is_refused() {
+        let entries = sample_entries(10, 5);
+        let mut bytes = table_bytes(&entries, Compression::None);
+        let n = bytes.len();
+        // The version is the u32 before the 8-byte magic.
+        bytes[n - 12..n - 8].copy_from_slice(&(TABLE_FORMAT_VERSION + 1).to_le_bytes());
+        match TableReader::open(file_with(&bytes), TableReadOptions::default()) {
+            Err(Error::VersionUnsupported { version, file }) => {
+                assert_eq!(version, TABLE_FORMAT_VERSION + 1);
+                assert_eq!(file, "bad.sst");
+            }
+            other => panic!("expected VersionUnsupported, got {other:?}"),
+        }
     }
-    let _ = MAX_SEQ;
+
+    #[test]
+    fn a_file_that_is_not_a_table_is_refused() {
+        for bytes in [&b""[..], b"hello", &[0u8; 200]] {
+            let e = TableReader::open(file_with(bytes), TableReadOptions::default()).unwrap_err();
+            assert_eq!(e.code(), "CORRUPTION");
+        }
+        let _ = MAX_SEQ;
+    }
 }

@@ -65,31 +65,36 @@ fn v1_options() -> TableOptions {
     }
 }
 
-#[test]
-fn reads_the_v1_fixture() {
-    let bytes = std::fs::read(fixture_dir().join("small.sst")).unwrap();
-    let storage = MemoryStorage::new();
-    let f = storage.open("small.sst", OpenMode::CreateNew).unwrap();
-    f.write_at(0, &bytes).unwrap();
-    let t = TableReader::open(f, TableReadOptions::default()).unwrap();
-    let entries = v1_entries();
-    assert_eq!(t.properties().format_version, 1);
-    assert_eq!(t.properties().entries, entries.len() as u64);
-    assert_eq!(forward(&t), entries);
-    assert_eq!(scanned(&t), entries);
-    for e in &entries {
-        assert_eq!(t.get(&e.key, MAX_SEQ).unwrap().unwrap().key, e.key);
-        assert_eq!(t.get(&e.key, e.seq).unwrap().as_ref(), Some(e));
-    }
-}
+/// Module named after the suite, so `cargo test -p shaledb sstable` selects these tests.
+mod sstable_fixtures {
+    use super::*;
 
-/// Regenerates the fixture: `cargo test -p shaledb --test sstable_fixtures -- --ignored`.
-#[test]
-#[ignore = "writes the committed fixture; run only to create it"]
-fn write_v1_fixture() {
-    let storage = MemoryStorage::new();
-    let f = write_table(&storage, "small.sst", &v1_entries(), v1_options());
-    let mut buf = vec![0u8; f.size().unwrap() as usize];
-    f.read_exact_at(0, &mut buf).unwrap();
-    std::fs::write(fixture_dir().join("small.sst"), buf).unwrap();
+    #[test]
+    fn reads_the_v1_fixture() {
+        let bytes = std::fs::read(fixture_dir().join("small.sst")).unwrap();
+        let storage = MemoryStorage::new();
+        let f = storage.open("small.sst", OpenMode::CreateNew).unwrap();
+        f.write_at(0, &bytes).unwrap();
+        let t = TableReader::open(f, TableReadOptions::default()).unwrap();
+        let entries = v1_entries();
+        assert_eq!(t.properties().format_version, 1);
+        assert_eq!(t.properties().entries, entries.len() as u64);
+        assert_eq!(forward(&t), entries);
+        assert_eq!(scanned(&t), entries);
+        for e in &entries {
+            assert_eq!(t.get(&e.key, MAX_SEQ).unwrap().unwrap().key, e.key);
+            assert_eq!(t.get(&e.key, e.seq).unwrap().as_ref(), Some(e));
+        }
+    }
+
+    /// Regenerates the fixture: `cargo test -p shaledb --test sstable_fixtures -- --ignored`.
+    #[test]
+    #[ignore = "writes the committed fixture; run only to create it"]
+    fn write_v1_fixture() {
+        let storage = MemoryStorage::new();
+        let f = write_table(&storage, "small.sst", &v1_entries(), v1_options());
+        let mut buf = vec![0u8; f.size().unwrap() as usize];
+        f.read_exact_at(0, &mut buf).unwrap();
+        std::fs::write(fixture_dir().join("small.sst"), buf).unwrap();
+    }
 }
