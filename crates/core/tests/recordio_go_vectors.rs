@@ -345,3 +345,34 @@ fn truncated_go_files_report_torn_tails() {
         }
     }
 }
+
+#[test]
+fn lzw_records_written_by_go_compress_lzw_decode_with_weezl() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/go-lzw/v4_lzw.rio");
+    let bytes = std::fs::read(p).unwrap();
+    let f = handle(&bytes);
+    let mut r = Reader::open(f, ReaderOptions::default()).unwrap();
+    assert_eq!(r.file_compression(), Compression::Lzw);
+    let expected = [
+        ascending(1337),
+        None,
+        Some(vec![]),
+        Some(
+            (0..200_000usize)
+                .map(|i| ((i * i + i / 3) % 251) as u8)
+                .collect(),
+        ),
+        Some((0..100_000usize).map(|i| (i / 100) as u8).collect()),
+        Some(b"x".to_vec()),
+    ];
+    let mut offsets = vec![];
+    for (i, e) in expected.iter().enumerate() {
+        let rec = r.read_next().unwrap().unwrap();
+        assert_eq!(rec.data.map(<[u8]>::to_vec), *e, "record {i}");
+        offsets.push(rec.offset);
+    }
+    assert!(r.read_next().unwrap().is_none());
+    for (o, e) in offsets.iter().zip(&expected) {
+        assert_eq!(r.read_at(*o).unwrap().unwrap().data, *e);
+    }
+}
