@@ -136,6 +136,41 @@ fn compressed_form_is_stored_only_when_smaller() {
 }
 
 #[test]
+fn compressed_form_is_kept_only_when_it_saves_the_minimum_fraction() {
+    // 1000 incompressible bytes then 400 zeros: Snappy saves about 22%.
+    let mut record = noise(1000, 3);
+    record.resize(1400, 0);
+    let stored_len = |divisor: u32| {
+        let file = new_file();
+        let options = WriterOptions {
+            min_saving_divisor: divisor,
+            buffer_size: 0,
+            ..WriterOptions::default()
+        };
+        let mut w = Writer::new(file.clone(), options).unwrap();
+        w.write_with(Some(&record), Compression::Snappy).unwrap();
+        let (_, size) = w.finish().unwrap();
+        let back = Reader::open(file, ReaderOptions::default())
+            .unwrap()
+            .read_at(8)
+            .unwrap()
+            .unwrap();
+        assert_eq!(back.data.as_deref(), Some(&record[..]));
+        size
+    };
+    let raw = stored_len(1); // a saving of 100% is never reached: stored raw
+    assert!(
+        stored_len(0) < raw - 250,
+        "any saving keeps the compressed form"
+    );
+    assert!(
+        stored_len(8) < raw - 250,
+        "a 1/8 minimum keeps a 22% saving"
+    );
+    assert_eq!(stored_len(4), raw, "a 1/4 minimum refuses a 22% saving");
+}
+
+#[test]
 fn default_compression_applies_to_write() {
     let opts = WriterOptions {
         compression: Compression::Gzip,

@@ -7,11 +7,12 @@
 
 use crate::recordio::compression::Compressor;
 use crate::recordio::format::{
-    self, go_code, put_uvarint, shale_code, Version, FLAG_NIL, GO_MAGIC, MAX_HEADER_LEN,
-    SHALE_MAGIC, SHALE_VERSION_WORD,
+    self, go_code, shale_code, Version, FLAG_NIL, GO_MAGIC, MAX_HEADER_LEN, SHALE_MAGIC,
+    SHALE_VERSION_WORD,
 };
 use crate::recordio::Compression;
 use crate::storage::FileHandle;
+use crate::varint::put_uvarint;
 use crate::{Error, Result};
 
 /// Which format a [`Writer`] produces.
@@ -35,6 +36,10 @@ pub struct WriterOptions {
     pub compression: Compression,
     /// Bytes buffered before they are handed to the storage. 0 writes every record through.
     pub buffer_size: usize,
+    /// Shale format: a compressed form is stored only if it saves at least `1/N` of the
+    /// record's size (LevelDB keeps a block compressed when it saves 1/8: `N = 8`). `0` keeps
+    /// any compressed form that is smaller at all.
+    pub min_saving_divisor: u32,
 }
 
 impl Default for WriterOptions {
@@ -43,7 +48,17 @@ impl Default for WriterOptions {
             format: WriterFormat::Shale,
             compression: Compression::None,
             buffer_size: 4 * 1024 * 1024,
+            min_saving_divisor: 0,
         }
+    }
+}
+
+/// The compressed size below which a compressed form of a `len`-byte record is kept: it must
+/// save at least `len / divisor` bytes (any saving when `divisor` is 0).
+fn kept_if_below(len: usize, divisor: u32) -> usize {
+    match divisor {
+        0 => len,
+        d => len - len / d as usize,
     }
 }
 
@@ -59,6 +74,7 @@ pub struct Writer {
     format: WriterFormat,
     compression: Compression,
     buffer_size: usize,
+    min_saving_divisor: u32,
     /// Encoded records not yet handed to the storage; `buf[0]` goes to `flushed`.
     buf: Vec<u8>,
     /// File offset up to which bytes were handed to the storage.
@@ -136,6 +152,7 @@ impl Writer {
             format: options.format,
             compression: options.compression,
             buffer_size: options.buffer_size,
+            min_saving_divisor: options.min_saving_divisor,
             buf: Vec::with_capacity(cap.max(64)),
             flushed,
             scratch: Vec::new(),
@@ -185,7 +202,7 @@ impl Writer {
                             self.compressor
                                 .compress(compression, r, &mut scratch)
                                 .map_err(Error::InvalidArgument)?;
-                            if scratch.len() < r.len() {
+                            if scratch.len() < kept_if_below(r.len(), self.min_saving_divisor) {
                                 (code, &scratch[..], Some(r.len() as u64))
                             } else {
                                 (0, r, None)

@@ -70,8 +70,6 @@ pub struct TableBuilder {
     props: Properties,
     scratch: Vec<u8>,
     handle_buf: Vec<u8>,
-    compressed: Vec<u8>,
-    encoder: snap::raw::Encoder,
     failed: bool,
 }
 
@@ -92,6 +90,7 @@ impl TableBuilder {
             file,
             WriterOptions {
                 buffer_size: options.write_buffer_size,
+                min_saving_divisor: 8,
                 ..WriterOptions::default()
             },
         )?;
@@ -112,8 +111,6 @@ impl TableBuilder {
             },
             scratch: Vec::new(),
             handle_buf: Vec::new(),
-            compressed: Vec::new(),
-            encoder: snap::raw::Encoder::new(),
             failed: false,
         })
     }
@@ -221,18 +218,7 @@ impl TableBuilder {
             return Ok(());
         }
         let raw = self.block.finish();
-        let compression = match self.options.compression {
-            Compression::Snappy => {
-                let max = snap::raw::max_compress_len(raw.len());
-                self.compressed.resize(max, 0);
-                match self.encoder.compress(raw, &mut self.compressed) {
-                    Ok(n) if n < raw.len() - raw.len() / 8 => Compression::Snappy,
-                    _ => Compression::None,
-                }
-            }
-            _ => Compression::None,
-        };
-        let result = self.writer.write_with(Some(raw), compression);
+        let result = self.writer.write_with(Some(raw), self.options.compression);
         let offset = match result {
             Ok(o) => o,
             Err(e) => {
