@@ -3,7 +3,7 @@
 //! A table is one RecordIO file (ShaleDB format, so every block is covered by CRC-32C):
 //! data-block records, then a Bloom filter record, an index record and a properties record,
 //! then a fixed 72-byte footer outside the record stream, found from the file size. The byte
-//! layout is in `docs/FORMAT-sstable.md` (and in [`format`], [`block_builder`], [`bloom`],
+//! layout is in `docs/FORMAT.md` (section "SSTable") (and in [`format`], [`block_builder`], [`bloom`],
 //! [`properties`]).
 //!
 //! Entries are (user key, sequence number, kind, value), ordered by key ascending (bytewise),
