@@ -15,5 +15,6 @@ pub mod error;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;
+pub mod varint;
 
 pub use error::{Error, Result};

@@ -29,6 +29,7 @@
 //! | payload | stored_len | |
 
 use crate::recordio::Compression;
+use crate::varint::{get_uvarint, VarintError};
 
 /// The format of a RecordIO file, as read from its file header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,54 +95,6 @@ pub fn shale_code(c: Compression) -> Option<u8> {
         Compression::Gzip => Some(2),
         Compression::Lzw => None,
     }
-}
-
-/// Appends `v` as a uvarint to `out` at `*n`; `out` must have 10 bytes free from `*n`.
-#[inline]
-pub(crate) fn put_uvarint(out: &mut [u8; MAX_HEADER_LEN], n: &mut usize, mut v: u64) {
-    while v >= 0x80 {
-        if let Some(b) = out.get_mut(*n) {
-            *b = (v as u8) | 0x80;
-        }
-        *n += 1;
-        v >>= 7;
-    }
-    if let Some(b) = out.get_mut(*n) {
-        *b = v as u8;
-    }
-    *n += 1;
-}
-
-/// Why a uvarint could not be decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum VarintError {
-    /// The bytes ran out before the last byte of the varint.
-    Incomplete,
-    /// More than 64 bits (Go's `binary.Uvarint` overflow rule).
-    Overflow,
-}
-
-/// Decodes a uvarint from `b` at `*pos`, advancing `*pos`. Same acceptance as Go's
-/// `binary.Uvarint`: at most 10 bytes, the 10th at most 1.
-#[inline]
-pub(crate) fn get_uvarint(b: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
-    let mut x = 0u64;
-    let mut shift = 0u32;
-    for i in 0..10usize {
-        let Some(&byte) = b.get(*pos + i) else {
-            return Err(VarintError::Incomplete);
-        };
-        if byte < 0x80 {
-            if i == 9 && byte > 1 {
-                return Err(VarintError::Overflow);
-            }
-            *pos += i + 1;
-            return Ok(x | (u64::from(byte) << shift));
-        }
-        x |= u64::from(byte & 0x7f) << shift;
-        shift += 7;
-    }
-    Err(VarintError::Overflow)
 }
 
 /// A decoded record header, any version.
@@ -324,44 +277,4 @@ fn parse_go(v: u32, comp: Compression, b: &[u8]) -> Result<RecordHeader, HeaderE
         compression: comp,
         payload_crc: None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uvarint_round_trip_and_limits() {
-        for v in [
-            0u64,
-            1,
-            127,
-            128,
-            300,
-            0x130691,
-            u64::from(u32::MAX),
-            u64::MAX,
-        ] {
-            let mut out = [0u8; MAX_HEADER_LEN];
-            let mut n = 0;
-            put_uvarint(&mut out, &mut n, v);
-            let mut pos = 0;
-            assert_eq!(get_uvarint(&out[..n], &mut pos), Ok(v));
-            assert_eq!(pos, n);
-            let mut pos = 0;
-            assert_eq!(
-                get_uvarint(&out[..n - 1], &mut pos),
-                Err(VarintError::Incomplete)
-            );
-        }
-        let mut pos = 0;
-        assert_eq!(
-            get_uvarint(&[0xff; 10], &mut pos),
-            Err(VarintError::Overflow)
-        );
-        let mut magic = [0u8; MAX_HEADER_LEN];
-        let mut n = 0;
-        put_uvarint(&mut magic, &mut n, GO_MAGIC);
-        assert_eq!(&magic[..n], &[0x91, 0x8d, 0x4c]);
-    }
 }

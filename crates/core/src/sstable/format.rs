@@ -1,4 +1,4 @@
-//! On-disk constants, varints, block handles and the table footer (layout: `docs/FORMAT-sstable.md`).
+//! On-disk constants, varints, block handles and the table footer (layout: `docs/FORMAT.md` (section "SSTable")).
 //!
 //! The footer is the last [`FOOTER_LEN`] bytes of a table file, outside the RecordIO record
 //! stream. Every field is fixed-width little-endian:
@@ -164,42 +164,12 @@ fn u64_at(b: &[u8; FOOTER_LEN], at: usize) -> u64 {
     u64::from_le_bytes(v)
 }
 
-/// Appends `v` as an unsigned LEB128 varint.
-#[inline]
-pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
+pub use crate::varint::put_uvarint_vec as put_varint;
 
-/// Decodes a varint from `b` at `*pos`, advancing `*pos`. `None` if truncated or over 10 bytes.
+/// Decodes a varint from `b` at `*pos`, advancing `*pos`. `None` if truncated or over 64 bits.
 #[inline]
 pub fn get_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
-    // Fast path: one byte.
-    let first = *b.get(*pos)?;
-    if first < 0x80 {
-        *pos += 1;
-        return Some(u64::from(first));
-    }
-    let mut v = 0u64;
-    let mut shift = 0u32;
-    loop {
-        let byte = *b.get(*pos)?;
-        *pos += 1;
-        if shift == 63 && byte > 1 {
-            return None;
-        }
-        v |= u64::from(byte & 0x7f) << shift;
-        if byte < 0x80 {
-            return Some(v);
-        }
-        shift += 7;
-        if shift > 63 {
-            return None;
-        }
-    }
+    crate::varint::get_uvarint(b, pos).ok()
 }
 
 /// Decodes a varint that must fit in 32 bits (lengths inside a block).

@@ -1,0 +1,107 @@
+//! Unsigned LEB128 varints ("uvarint", as Go's `encoding/binary`), shared by every format.
+
+/// Appends `v` as a uvarint to `out`.
+#[inline]
+pub fn put_uvarint_vec(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Writes `v` as a uvarint into `out` at `*n`, advancing `*n`; `out` must have 10 bytes free
+/// from `*n` (bytes that do not fit are dropped, never a panic).
+#[inline]
+pub fn put_uvarint<const N: usize>(out: &mut [u8; N], n: &mut usize, mut v: u64) {
+    while v >= 0x80 {
+        if let Some(b) = out.get_mut(*n) {
+            *b = (v as u8) | 0x80;
+        }
+        *n += 1;
+        v >>= 7;
+    }
+    if let Some(b) = out.get_mut(*n) {
+        *b = v as u8;
+    }
+    *n += 1;
+}
+
+/// Why a uvarint could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarintError {
+    /// The bytes ran out before the last byte of the varint.
+    Incomplete,
+    /// More than 64 bits (Go's `binary.Uvarint` overflow rule).
+    Overflow,
+}
+
+/// Decodes a uvarint from `b` at `*pos`, advancing `*pos`. Same acceptance as Go's
+/// `binary.Uvarint`: at most 10 bytes, the 10th at most 1.
+#[inline]
+pub fn get_uvarint(b: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+    let mut x = 0u64;
+    let mut shift = 0u32;
+    for i in 0..10usize {
+        let Some(&byte) = b.get(*pos + i) else {
+            return Err(VarintError::Incomplete);
+        };
+        if byte < 0x80 {
+            if i == 9 && byte > 1 {
+                return Err(VarintError::Overflow);
+            }
+            *pos += i + 1;
+            return Ok(x | (u64::from(byte) << shift));
+        }
+        x |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+    }
+    Err(VarintError::Overflow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// go-sstables' record magic, 0x130691.
+    const GO_MAGIC: u64 = 0x13_0691;
+
+    #[test]
+    fn uvarint_round_trip_and_limits() {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            0x130691,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
+            let mut out = [0u8; 16];
+            let mut n = 0;
+            put_uvarint(&mut out, &mut n, v);
+            let mut pos = 0;
+            assert_eq!(get_uvarint(&out[..n], &mut pos), Ok(v));
+            assert_eq!(pos, n);
+            let mut pos = 0;
+            assert_eq!(
+                get_uvarint(&out[..n - 1], &mut pos),
+                Err(VarintError::Incomplete)
+            );
+        }
+        let mut pos = 0;
+        assert_eq!(
+            get_uvarint(&[0xff; 10], &mut pos),
+            Err(VarintError::Overflow)
+        );
+        let mut magic = [0u8; 16];
+        let mut n = 0;
+        put_uvarint(&mut magic, &mut n, GO_MAGIC);
+        assert_eq!(&magic[..n], &[0x91, 0x8d, 0x4c]);
+        let mut vec = Vec::new();
+        put_uvarint_vec(&mut vec, u64::MAX);
+        assert_eq!(vec.len(), 10);
+        assert_eq!(get_uvarint(&vec, &mut 0), Ok(u64::MAX));
+    }
+}
