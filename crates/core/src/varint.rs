@@ -40,6 +40,15 @@ pub enum VarintError {
 /// `binary.Uvarint`: at most 10 bytes, the 10th at most 1.
 #[inline]
 pub fn get_uvarint(b: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+    // Fast path: most varints in blocks and headers are one byte.
+    match b.get(*pos) {
+        Some(&byte) if byte < 0x80 => {
+            *pos += 1;
+            return Ok(u64::from(byte));
+        }
+        None => return Err(VarintError::Incomplete),
+        Some(_) => {}
+    }
     let mut x = 0u64;
     let mut shift = 0u32;
     for i in 0..10usize {
