@@ -12,6 +12,7 @@
 #![deny(unsafe_code)]
 
 pub mod error;
+pub mod iter;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;

@@ -1,0 +1,45 @@
+//! Iteration over internal entries (key, sequence number, kind, value) from any source —
+//! memtables, SSTables, merges of them — and the user-facing iterator built on top.
+//!
+//! Internal order: user key ascending (bytewise), then sequence number descending (newest
+//! first), as [`crate::sstable::compare_internal`]. Several versions of one key may appear.
+//!
+//! TODO(iter): `merge.rs` (k-way merge of [`InternalIterator`]s, both directions),
+//! `range_del.rs` (range tombstone set), `user.rs` (snapshot visibility, shadowed versions,
+//! tombstones, bounds, prefix, reverse).
+
+use crate::sstable::ValueKind;
+use crate::Result;
+
+/// A cursor over internal entries in internal order. Every source (memtable, table, merge)
+/// implements it, so the engine composes them freely.
+///
+/// Contract: after any positioning call returns `Ok`, `valid()` tells whether the cursor is on
+/// an entry; `key`/`seq`/`kind`/`value` require `valid()` (they return empty/zero otherwise,
+/// never panic). After an `Err` the cursor's position is unspecified; callers stop.
+pub trait InternalIterator {
+    /// Whether the cursor is on an entry.
+    fn valid(&self) -> bool;
+    /// Moves to the first entry.
+    fn seek_to_first(&mut self) -> Result<()>;
+    /// Moves to the last entry.
+    fn seek_to_last(&mut self) -> Result<()>;
+    /// Moves to the first entry at or after (`key`, `seq`) in internal order (so `seq =
+    /// u64::MAX` finds the newest version of `key` or the next key).
+    fn seek(&mut self, key: &[u8], seq: u64) -> Result<()>;
+    /// Moves to the last entry at or before (`key`, `seq`) in internal order (so `seq = 0`
+    /// finds the oldest version of `key` or the previous key).
+    fn seek_for_prev(&mut self, key: &[u8], seq: u64) -> Result<()>;
+    /// Moves to the next entry (invalid past the last).
+    fn next(&mut self) -> Result<()>;
+    /// Moves to the previous entry (invalid before the first).
+    fn prev(&mut self) -> Result<()>;
+    /// The current user key.
+    fn key(&self) -> &[u8];
+    /// The current sequence number.
+    fn seq(&self) -> u64;
+    /// The current kind.
+    fn kind(&self) -> ValueKind;
+    /// The current value (for a range tombstone: its exclusive end key).
+    fn value(&self) -> &[u8];
+}
