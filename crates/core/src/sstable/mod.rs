@@ -44,15 +44,18 @@ pub enum ValueKind {
     Tombstone,
     /// The key was set to the entry's value (code 1).
     Value,
+    /// Every key from the entry's key (inclusive) to its value (exclusive) was deleted at this
+    /// sequence number (code 2). Written by the engine's `delete_range`.
+    RangeTombstone,
 }
 
 impl ValueKind {
-    /// The on-disk code (the low byte of an entry's trailer). Code 2 is reserved for range
-    /// tombstones.
+    /// The on-disk code (the low byte of an entry's trailer).
     pub fn code(self) -> u8 {
         match self {
             ValueKind::Tombstone => format::KIND_TOMBSTONE,
             ValueKind::Value => format::KIND_VALUE,
+            ValueKind::RangeTombstone => format::KIND_RANGE_TOMBSTONE,
         }
     }
 
@@ -61,6 +64,7 @@ impl ValueKind {
         match code {
             format::KIND_TOMBSTONE => Some(ValueKind::Tombstone),
             format::KIND_VALUE => Some(ValueKind::Value),
+            format::KIND_RANGE_TOMBSTONE => Some(ValueKind::RangeTombstone),
             _ => None,
         }
     }
