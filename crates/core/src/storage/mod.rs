@@ -14,6 +14,7 @@
 //! - After `sync_dir` returns, creations, renames and removals done before it survive power loss.
 
 pub mod faulty;
+mod lock_file;
 pub mod memory;
 pub mod std_fs;
 
