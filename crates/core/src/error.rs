@@ -146,9 +146,23 @@ pub enum Error {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 
-    /// The object was closed (or poisoned by an earlier failure) and can no longer be used.
+    /// The object was closed and can no longer be used.
     #[error("closed: {0}")]
     Closed(String),
+
+    /// A transaction's commit found that a key it read was written by another writer after
+    /// the transaction's snapshot. Nothing was written; retry the transaction.
+    #[error("transaction conflict on a key it read; nothing was written, retry the transaction")]
+    Conflict,
+
+    /// An earlier write failed in a way that may have left data undurable (a failed fsync, a
+    /// full disk); every later write fails with this error. Close and reopen the database to
+    /// recover from the write-ahead log.
+    #[error("database is poisoned by an earlier failure ({cause}); close and reopen it")]
+    Poisoned {
+        /// The original failure.
+        cause: String,
+    },
 }
 
 impl Error {
@@ -172,6 +186,8 @@ impl Error {
             Error::RecordTooLarge { .. } => "RECORD_TOO_LARGE",
             Error::InvalidArgument(_) => "INVALID_ARGUMENT",
             Error::Closed(_) => "CLOSED",
+            Error::Conflict => "CONFLICT",
+            Error::Poisoned { .. } => "POISONED",
         }
     }
 

@@ -11,6 +11,7 @@
 //! - [`sstable`]: sorted string tables whose data blocks are RecordIO records.
 #![deny(unsafe_code)]
 
+pub mod db;
 pub mod error;
 pub mod iter;
 pub mod recordio;
@@ -18,4 +19,5 @@ pub mod sstable;
 pub mod storage;
 pub mod varint;
 
+pub use db::{Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions};
 pub use error::{Error, Result};

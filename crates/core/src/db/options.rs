@@ -1,0 +1,131 @@
+//! Options of a database, of writes and of reads.
+
+use std::ops::Bound;
+
+/// How a database is opened and tuned. `Default` suits a service on an SSD.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// Create the database if the directory holds none (default `true`).
+    pub create_if_missing: bool,
+    /// Fail if a database already exists there (default `false`).
+    pub error_if_exists: bool,
+    /// Bytes of writes collected in the memtable before it is flushed to an L0 table
+    /// (default 64 MiB).
+    pub memtable_size: usize,
+    /// Immutable memtables waiting for flush before writes slow down (default 2).
+    pub max_immutable_memtables: usize,
+    /// Block cache budget in bytes (default 64 MiB).
+    pub block_cache_size: u64,
+    /// Data block size of tables (default 4 KiB).
+    pub block_size: usize,
+    /// Bloom filter bits per key (default 10; 0 disables filters).
+    pub bloom_bits_per_key: u32,
+    /// Compress table blocks with Snappy where it saves at least 1/8 (default `true`).
+    pub compression: bool,
+    /// Number of L0 tables that triggers a compaction into L1 (default 4).
+    pub l0_compaction_trigger: usize,
+    /// Number of L0 tables at which writes start to slow down (default 12); at twice this
+    /// number a write first does a bounded step of compaction itself.
+    pub l0_slowdown_trigger: usize,
+    /// Target size of L1 in bytes (default 64 MiB); each next level is `level_size_ratio`
+    /// times larger.
+    pub base_level_size: u64,
+    /// Size ratio between adjacent levels (default 10).
+    pub level_size_ratio: u64,
+    /// Target size of a table written by compaction (default 64 MiB).
+    pub target_file_size: u64,
+    /// Run flush and compaction on a background thread (native only; default `true`). When
+    /// `false`, the caller drives them with [`crate::Db::maintain`].
+    pub background_thread: bool,
+    /// Largest key accepted, in bytes (default 64 KiB, the maximum).
+    pub max_key_size: usize,
+    /// Largest value accepted, in bytes (default 256 MiB, the maximum).
+    pub max_value_size: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            create_if_missing: true,
+            error_if_exists: false,
+            memtable_size: 64 << 20,
+            max_immutable_memtables: 2,
+            block_cache_size: 64 << 20,
+            block_size: 4096,
+            bloom_bits_per_key: 10,
+            compression: true,
+            l0_compaction_trigger: 4,
+            l0_slowdown_trigger: 12,
+            base_level_size: 64 << 20,
+            level_size_ratio: 10,
+            target_file_size: 64 << 20,
+            background_thread: true,
+            max_key_size: 64 << 10,
+            max_value_size: 256 << 20,
+        }
+    }
+}
+
+/// Options of one write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// `false` (default): the write has reached the operating system when the call returns, so
+    /// it survives the process being killed. `true`: it has been flushed to stable storage
+    /// (fdatasync), so it survives power loss. Concurrent synced writers share one flush.
+    pub sync: bool,
+}
+
+impl WriteOptions {
+    /// `sync: true`.
+    pub const SYNC: WriteOptions = WriteOptions { sync: true };
+}
+
+/// What an iterator covers and how it moves.
+#[derive(Debug, Clone)]
+pub struct IterOptions {
+    /// Lower bound of keys (default unbounded).
+    pub lower: Bound<Vec<u8>>,
+    /// Upper bound of keys (default unbounded).
+    pub upper: Bound<Vec<u8>>,
+    /// Only keys starting with this prefix (combined with the bounds).
+    pub prefix: Option<Vec<u8>>,
+    /// Start from the last key and move backwards.
+    pub reverse: bool,
+}
+
+impl Default for IterOptions {
+    fn default() -> Self {
+        IterOptions {
+            lower: Bound::Unbounded,
+            upper: Bound::Unbounded,
+            prefix: None,
+            reverse: false,
+        }
+    }
+}
+
+impl IterOptions {
+    /// Keys in `[start, end)`.
+    pub fn range(start: impl Into<Vec<u8>>, end: impl Into<Vec<u8>>) -> IterOptions {
+        IterOptions {
+            lower: Bound::Included(start.into()),
+            upper: Bound::Excluded(end.into()),
+            ..IterOptions::default()
+        }
+    }
+
+    /// Keys starting with `prefix`.
+    pub fn prefix(prefix: impl Into<Vec<u8>>) -> IterOptions {
+        IterOptions {
+            prefix: Some(prefix.into()),
+            ..IterOptions::default()
+        }
+    }
+
+    /// The same, from the last key backwards.
+    pub fn reversed(mut self) -> IterOptions {
+        self.reverse = true;
+        self
+    }
+}
