@@ -1,14 +1,14 @@
 //! [`Engine`] for fjall 3 (pure Rust LSM; `Database` of `Keyspace`s).
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use fjall::config::{
     BlockSizePolicy, BloomConstructionPolicy, CompressionPolicy, FilterPolicy, FilterPolicyEntry,
 };
 use fjall::{CompressionType, Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 
-use crate::engine::{dir_bytes, Engine, Settings};
+use crate::engine::{Engine, Settings};
 
 /// A fjall database with one keyspace, opened with the shared [`Settings`]: block cache size,
 /// memtable size, Bloom filters on every level, LZ4 on every level (fjall has no Snappy; its
@@ -17,7 +17,6 @@ use crate::engine::{dir_bytes, Engine, Settings};
 pub struct Fjall {
     db: Database,
     keyspace: Keyspace,
-    dir: PathBuf,
 }
 
 impl Engine for Fjall {
@@ -43,11 +42,7 @@ impl Engine for Fjall {
                     .data_block_size_policy(BlockSizePolicy::all(settings.block_size as u32))
             })
             .unwrap();
-        Fjall {
-            db,
-            keyspace,
-            dir: dir.to_owned(),
-        }
+        Fjall { db, keyspace }
     }
 
     fn put(&self, key: &[u8], value: &[u8], sync: bool) {
@@ -91,11 +86,12 @@ impl Engine for Fjall {
     }
 
     fn seek_read(&self, key: &[u8], n: usize) -> usize {
-        self.keyspace
-            .range(key..)
-            .take(n)
-            .map(|guard| black_box(guard.into_inner().unwrap()))
-            .count()
+        let mut count = 0;
+        for guard in self.keyspace.range(key..).take(n) {
+            black_box(guard.into_inner().unwrap());
+            count += 1;
+        }
+        count
     }
 
     fn flush(&self) {
@@ -105,9 +101,5 @@ impl Engine for Fjall {
     fn compact_all(&self) {
         self.flush();
         self.keyspace.major_compact().unwrap();
-    }
-
-    fn disk_bytes(&self) -> u64 {
-        dir_bytes(&self.dir)
     }
 }

@@ -1,12 +1,12 @@
 //! [`Engine`] for RocksDB through the `rocksdb` crate (rust-rocksdb 0.24, RocksDB 10.x).
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rocksdb::statistics::Ticker;
 use rocksdb::{BlockBasedOptions, Cache, DBCompressionType, Options, WriteBatch, WriteOptions, DB};
 
-use crate::engine::{dir_bytes, Engine, Settings};
+use crate::engine::{Engine, Settings};
 
 /// A RocksDB database opened with the shared [`Settings`]: LRU block cache, full Bloom filters,
 /// Snappy, one write buffer of the memtable size; everything else RocksDB's defaults (leveled
@@ -16,7 +16,6 @@ pub struct RocksDb {
     options: Options,
     plain: WriteOptions,
     synced: WriteOptions,
-    dir: PathBuf,
 }
 
 impl Engine for RocksDb {
@@ -45,7 +44,6 @@ impl Engine for RocksDb {
             options,
             plain: WriteOptions::default(),
             synced,
-            dir: dir.to_owned(),
         }
     }
 
@@ -117,16 +115,13 @@ impl Engine for RocksDb {
         self.db.compact_range::<&[u8], &[u8]>(None, None);
     }
 
-    fn disk_bytes(&self) -> u64 {
-        dir_bytes(&self.dir)
-    }
-
     /// (WAL + flush + compaction bytes written) / bytes of user write batches, from RocksDB's
     /// statistics since open.
     fn write_amplification(&self) -> Option<f64> {
         let t = |ticker| self.options.get_ticker_count(ticker) as f64;
         let user = t(Ticker::BytesWritten);
-        let disk = t(Ticker::WalFileBytes) + t(Ticker::FlushWriteBytes) + t(Ticker::CompactWriteBytes);
+        let disk =
+            t(Ticker::WalFileBytes) + t(Ticker::FlushWriteBytes) + t(Ticker::CompactWriteBytes);
         (user > 0.0).then(|| disk / user)
     }
 }

@@ -1,17 +1,16 @@
 //! [`Engine`] for ShaleDB, through its public `Db` API only.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use shaledb::{Batch, Db, IterOptions, Keyspace, Options, WriteOptions};
 
-use crate::engine::{dir_bytes, Engine, Settings};
+use crate::engine::{Engine, Settings};
 
 /// A ShaleDB database opened with the shared [`Settings`].
 pub struct ShaleDb {
     db: Db,
     keyspace: Keyspace,
-    dir: PathBuf,
 }
 
 impl Engine for ShaleDb {
@@ -26,11 +25,7 @@ impl Engine for ShaleDb {
         options.block_size = settings.block_size;
         let db = Db::open(dir, options).unwrap();
         let keyspace = db.default_keyspace();
-        ShaleDb {
-            db,
-            keyspace,
-            dir: dir.to_owned(),
-        }
+        ShaleDb { db, keyspace }
     }
 
     fn put(&self, key: &[u8], value: &[u8], sync: bool) {
@@ -88,10 +83,6 @@ impl Engine for ShaleDb {
     fn compact_all(&self) {
         self.db.flush().unwrap();
         self.db.compact_range(None, None).unwrap();
-    }
-
-    fn disk_bytes(&self) -> u64 {
-        dir_bytes(&self.dir)
     }
 
     fn write_amplification(&self) -> Option<f64> {
