@@ -3,7 +3,9 @@
 //! TODO(db): implementation in progress; signatures are the contract the benchmarks, the
 //! WebAssembly bindings and the tests build on.
 
+mod keys;
 mod options;
+mod snapshots;
 
 use std::path::Path;
 use std::sync::Arc;
