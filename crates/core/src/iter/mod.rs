@@ -7,12 +7,15 @@
 //! - [`table`]: [`InternalIterator`] for [`crate::sstable::TableIter`].
 //! - [`vec`]: [`VecIterator`], over an owned sorted vector (tests, small sources).
 //! - [`merge`]: [`MergingIterator`], a k-way merge of sources, newest first, both directions.
+//! - [`range_del`]: [`RangeTombstoneSet`], the range tombstones a read view must respect.
 
 pub mod merge;
+pub mod range_del;
 pub mod table;
 pub mod vec;
 
 pub use merge::MergingIterator;
+pub use range_del::{RangeTombstone, RangeTombstoneSet};
 pub use vec::VecIterator;
 
 use crate::sstable::ValueKind;
