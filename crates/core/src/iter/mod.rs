@@ -7,15 +7,22 @@
 //! - [`table`]: [`InternalIterator`] for [`crate::sstable::TableIter`].
 //! - [`vec`]: [`VecIterator`], over an owned sorted vector (tests, small sources).
 //! - [`merge`]: [`MergingIterator`], a k-way merge of sources, newest first, both directions.
+//! - [`bounds`]: [`KeyBounds`], inclusive/exclusive/open ends and prefixes.
+//! - [`user`]: [`DbIterator`], the user-facing iterator: snapshot visibility, shadowed
+//!   versions, point and range tombstones, bounds, both directions.
 //! - [`range_del`]: [`RangeTombstoneSet`], the range tombstones a read view must respect.
 
+pub mod bounds;
 pub mod merge;
 pub mod range_del;
 pub mod table;
+pub mod user;
 pub mod vec;
 
+pub use bounds::KeyBounds;
 pub use merge::MergingIterator;
 pub use range_del::{RangeTombstone, RangeTombstoneSet};
+pub use user::DbIterator;
 pub use vec::VecIterator;
 
 use crate::sstable::ValueKind;
