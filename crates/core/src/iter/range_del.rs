@@ -30,6 +30,13 @@ pub struct RangeTombstone {
     pub seq: u64,
 }
 
+impl From<(Vec<u8>, Vec<u8>, u64)> for RangeTombstone {
+    /// From `(start, end exclusive, seq)`, the memtable's side-list form.
+    fn from((start, end, seq): (Vec<u8>, Vec<u8>, u64)) -> Self {
+        RangeTombstone { start, end, seq }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Fragment {
     start: Vec<u8>,
@@ -212,7 +219,13 @@ mod tests {
 
     #[test]
     fn empty_ranges_and_empty_sets_cover_nothing() {
-        let set = RangeTombstoneSet::from_tombstones([t("b", "b", 10), t("d", "c", 10)]);
+        let set: RangeTombstoneSet = [
+            (b"b".to_vec(), b"b".to_vec(), 10),
+            (b"d".to_vec(), b"c".to_vec(), 10),
+        ]
+        .into_iter()
+        .map(RangeTombstone::from)
+        .collect();
         assert!(set.is_empty());
         assert!(!set.covers(b"b", 0, u64::MAX));
         assert!(!RangeTombstoneSet::new().covers(b"", 0, u64::MAX));
