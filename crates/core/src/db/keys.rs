@@ -7,6 +7,7 @@
 
 use std::ops::Bound;
 
+use crate::iter::bounds::prefix_successor;
 use crate::varint::{get_uvarint, put_uvarint_vec};
 
 /// The id of the default keyspace.
@@ -47,19 +48,6 @@ pub fn keyspace_end(id: u32) -> Vec<u8> {
         *last += 1;
     }
     p
-}
-
-/// The smallest key greater than every key starting with `prefix`, or `None` if there is none
-/// (`prefix` is empty or all `0xff`).
-pub fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
-    let mut s = prefix.to_vec();
-    while let Some(last) = s.pop() {
-        if last < 0xff {
-            s.push(last + 1);
-            return Some(s);
-        }
-    }
-    None
 }
 
 /// Maps user bounds of keyspace `id` (with an optional user prefix) to stored-key bounds.
@@ -120,14 +108,6 @@ mod tests {
             }
             assert_eq!(decode(&encode(a, b"xy")), Some((a, &b"xy"[..])));
         }
-    }
-
-    #[test]
-    fn prefix_successor_skips_trailing_ff() {
-        assert_eq!(prefix_successor(b"ab"), Some(b"ac".to_vec()));
-        assert_eq!(prefix_successor(b"a\xff"), Some(b"b".to_vec()));
-        assert_eq!(prefix_successor(b"\xff\xff"), None);
-        assert_eq!(prefix_successor(b""), None);
     }
 
     #[test]
