@@ -1,6 +1,10 @@
 //! The memtable behaves like an ordered map of (key, Reverse(seq)) → (kind, value): gets,
 //! forward and reverse iteration, seeks, and mixed direction changes agree with a `BTreeMap`,
 //! and iterators stay usable while other threads insert.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
+)]
 
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
