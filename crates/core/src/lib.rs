@@ -9,15 +9,21 @@
 //! - [`recordio`]: the record container every file is made of (go-sstables compatible reader,
 //!   ShaleDB's own checksummed format by default).
 //! - [`sstable`]: sorted string tables whose data blocks are RecordIO records.
+//! - Write path: [`batch`] (atomic write batches and their encoding), [`wal`] (the write-ahead
+//!   log), [`group_commit`] (concurrent writers sharing one WAL write and sync), [`memtable`].
 #![deny(unsafe_code)]
 
+pub mod batch;
 pub mod db;
 pub mod error;
+pub mod group_commit;
 pub mod iter;
+pub mod memtable;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;
 pub mod varint;
+pub mod wal;
 
 pub use db::{Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions};
 pub use error::{Error, Result};
