@@ -12,10 +12,14 @@
 #![deny(unsafe_code)]
 
 pub mod error;
+pub mod file_names;
 pub mod iter;
+pub mod manifest;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;
 pub mod varint;
+pub mod version;
+pub mod version_edit;
 
 pub use error::{Error, Result};
