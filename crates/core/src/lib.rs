@@ -11,6 +11,9 @@
 //! - [`sstable`]: sorted string tables whose data blocks are RecordIO records.
 #![deny(unsafe_code)]
 
+pub mod compaction;
+pub mod compaction_output;
+pub mod compaction_picker;
 pub mod error;
 pub mod file_names;
 pub mod iter;

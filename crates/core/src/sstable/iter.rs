@@ -227,3 +227,54 @@ impl TableIter {
         }
     }
 }
+
+/// A table's point entries as an [`InternalIterator`] (its range tombstones come from
+/// [`super::TableReader::range_tombstone_iter`]).
+impl crate::iter::InternalIterator for TableIter {
+    fn valid(&self) -> bool {
+        TableIter::valid(self)
+    }
+    fn seek_to_first(&mut self) -> Result<()> {
+        TableIter::seek_to_first(self)
+    }
+    fn seek_to_last(&mut self) -> Result<()> {
+        TableIter::seek_to_last(self)
+    }
+    fn seek(&mut self, key: &[u8], seq: u64) -> Result<()> {
+        self.seek_at(key, seq.min(MAX_SEQ))
+    }
+    fn seek_for_prev(&mut self, key: &[u8], seq: u64) -> Result<()> {
+        // Last entry at or before (key, seq): step back from the first entry after it.
+        let r = (|| {
+            self.seek_at(key, seq.min(MAX_SEQ))?;
+            if !self.valid() {
+                return self.seek_to_last();
+            }
+            if super::compare_internal(self.key(), self.seq(), key, seq)
+                == std::cmp::Ordering::Greater
+            {
+                return TableIter::prev(self);
+            }
+            Ok(())
+        })();
+        self.guard(r)
+    }
+    fn next(&mut self) -> Result<()> {
+        TableIter::next(self)
+    }
+    fn prev(&mut self) -> Result<()> {
+        TableIter::prev(self)
+    }
+    fn key(&self) -> &[u8] {
+        TableIter::key(self)
+    }
+    fn seq(&self) -> u64 {
+        TableIter::seq(self)
+    }
+    fn kind(&self) -> ValueKind {
+        TableIter::kind(self)
+    }
+    fn value(&self) -> &[u8] {
+        TableIter::value(self)
+    }
+}

@@ -22,6 +22,7 @@ pub mod cache;
 pub mod format;
 pub mod iter;
 pub mod properties;
+pub mod range_del;
 pub mod scan;
 pub mod table_builder;
 pub mod table_reader;
@@ -32,6 +33,7 @@ pub use cache::BlockCache;
 pub use format::{MAX_SEQ, TABLE_FORMAT_VERSION};
 pub use iter::TableIter;
 pub use properties::Properties;
+pub use range_del::RangeTombstoneIter;
 pub use scan::{ScanEntry, TableScan};
 pub use table_builder::{TableBuilder, TableOptions, TableSummary};
 pub use table_reader::{TableReadOptions, TableReader};
@@ -45,7 +47,8 @@ pub enum ValueKind {
     /// The key was set to the entry's value (code 1).
     Value,
     /// Every key from the entry's key (inclusive) to its value (exclusive) was deleted at this
-    /// sequence number (code 2). Written by the engine's `delete_range`.
+    /// sequence number (code 2). Written by the engine's `delete_range`. Tables store these in
+    /// their range-del record ([`TableReader::range_tombstones`]), never in data blocks.
     RangeTombstone,
 }
 
@@ -67,6 +70,25 @@ impl ValueKind {
             format::KIND_RANGE_TOMBSTONE => Some(ValueKind::RangeTombstone),
             _ => None,
         }
+    }
+}
+
+/// A range tombstone: every key in `[start, end)` was deleted at `seq`. Tables keep them in a
+/// record of their own (format version 2), not among the point entries.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RangeTombstone {
+    /// First key deleted.
+    pub start: Vec<u8>,
+    /// First key after the range (exclusive).
+    pub end: Vec<u8>,
+    /// The sequence number of the deletion.
+    pub seq: u64,
+}
+
+impl RangeTombstone {
+    /// Whether it deletes the version (`key`, `seq`): `start <= key < end` and `seq < self.seq`.
+    pub fn covers(&self, key: &[u8], seq: u64) -> bool {
+        seq < self.seq && self.start.as_slice() <= key && key < self.end.as_slice()
     }
 }
 
