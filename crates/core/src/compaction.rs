@@ -28,14 +28,13 @@
 //! Everything else is copied. With no snapshots and `bottommost = false` the output is the
 //! newest version of each key plus the tombstones, range tombstones included.
 
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 pub use crate::compaction_output::flush;
 use crate::compaction_output::OutputTable;
 pub use crate::compaction_picker::{CompactionOptions, CompactionPicker, CompactionPlan};
-use crate::iter::InternalIterator;
-use crate::sstable::{compare_internal, RangeTombstone, TableReader, ValueKind};
+use crate::iter::{BoxedInternalIterator, InternalIterator, MergingIterator};
+use crate::sstable::{RangeTombstone, TableReader, ValueKind};
 use crate::storage::Storage;
 use crate::version::FileMeta;
 use crate::version_edit::VersionEdit;
@@ -73,7 +72,7 @@ pub struct CompactionJob {
     options: CompactionOptions,
     snapshots: Vec<u64>,
     bottommost: bool,
-    merge: ForwardMerge,
+    merge: MergingIterator<'static>,
     started: bool,
     done: bool,
     failed: bool,
@@ -125,7 +124,7 @@ impl CompactionJob {
         snapshots.sort_unstable();
         snapshots.dedup();
         let trivial = plan.is_trivial_move();
-        let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+        let mut children: Vec<BoxedInternalIterator<'static>> = Vec::new();
         if !trivial {
             for t in &tables {
                 children.push(Box::new(t.iter()));
@@ -140,7 +139,7 @@ impl CompactionJob {
             options,
             snapshots,
             bottommost,
-            merge: ForwardMerge::new(children),
+            merge: MergingIterator::new(children),
             started: false,
             done: trivial,
             failed: false,
@@ -204,18 +203,20 @@ impl CompactionJob {
             self.started = true;
         }
         let start = self.stats.bytes_read;
-        while let Some(i) = self.merge.current() {
+        let (mut key, mut value) = (Vec::new(), Vec::new());
+        while self.merge.valid() {
             if self.stats.bytes_read - start >= budget_bytes.max(1) {
                 return Ok(StepOutcome::Pending);
             }
-            let (key, seq, kind, value) = {
-                let c = self.merge.child(i);
-                (c.key().to_vec(), c.seq(), c.kind(), c.value().to_vec())
-            };
+            key.clear();
+            key.extend_from_slice(self.merge.key());
+            value.clear();
+            value.extend_from_slice(self.merge.value());
+            let (seq, kind) = (self.merge.seq(), self.merge.kind());
             self.stats.entries_read += 1;
             self.stats.bytes_read += (key.len() + value.len()) as u64;
             self.process(&key, seq, kind, &value, new_file_number)?;
-            self.merge.advance(i)?;
+            self.merge.next()?;
         }
         if !self.out_rts.is_empty() {
             self.ensure_output(new_file_number)?;
@@ -287,7 +288,7 @@ impl CompactionJob {
         let covered = self
             .active
             .iter()
-            .any(|t| t.covers(key, seq) && self.stripe(t.seq) == stripe);
+            .any(|t| covers(t, key, seq) && self.stripe(t.seq) == stripe);
         let drop_tombstone = kind == ValueKind::Tombstone && may_drop_tombstone;
         if shadowed || covered || drop_tombstone {
             self.stats.entries_dropped += 1;
@@ -371,102 +372,7 @@ impl CompactionJob {
     }
 }
 
-/// A forward-only k-way merge in internal order; on a tie (same key and sequence number, which
-/// distinct sources should not produce) the lower child index wins.
-struct ForwardMerge {
-    children: Vec<Box<dyn InternalIterator>>,
-    current: Option<usize>,
-}
-
-impl ForwardMerge {
-    fn new(children: Vec<Box<dyn InternalIterator>>) -> ForwardMerge {
-        ForwardMerge {
-            children,
-            current: None,
-        }
-    }
-
-    fn seek_to_first(&mut self) -> Result<()> {
-        for c in &mut self.children {
-            c.seek_to_first()?;
-        }
-        self.pick();
-        Ok(())
-    }
-
-    fn current(&self) -> Option<usize> {
-        self.current
-    }
-
-    fn child(&self, i: usize) -> &dyn InternalIterator {
-        match self.children.get(i) {
-            Some(c) => &**c,
-            None => &EMPTY,
-        }
-    }
-
-    fn advance(&mut self, i: usize) -> Result<()> {
-        if let Some(c) = self.children.get_mut(i) {
-            c.next()?;
-        }
-        self.pick();
-        Ok(())
-    }
-
-    fn pick(&mut self) {
-        let mut best: Option<usize> = None;
-        for (i, c) in self.children.iter().enumerate() {
-            if !c.valid() {
-                continue;
-            }
-            let better = match best.and_then(|b| self.children.get(b)) {
-                None => true,
-                Some(b) => compare_internal(c.key(), c.seq(), b.key(), b.seq()) == Ordering::Less,
-            };
-            if better {
-                best = Some(i);
-            }
-        }
-        self.current = best;
-    }
-}
-
-/// An always-invalid iterator (for out-of-range child lookups, which cannot happen).
-struct Empty;
-static EMPTY: Empty = Empty;
-
-impl InternalIterator for Empty {
-    fn valid(&self) -> bool {
-        false
-    }
-    fn seek_to_first(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn seek_to_last(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn seek(&mut self, _: &[u8], _: u64) -> Result<()> {
-        Ok(())
-    }
-    fn seek_for_prev(&mut self, _: &[u8], _: u64) -> Result<()> {
-        Ok(())
-    }
-    fn next(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn prev(&mut self) -> Result<()> {
-        Ok(())
-    }
-    fn key(&self) -> &[u8] {
-        &[]
-    }
-    fn seq(&self) -> u64 {
-        0
-    }
-    fn kind(&self) -> ValueKind {
-        ValueKind::Value
-    }
-    fn value(&self) -> &[u8] {
-        &[]
-    }
+/// Whether `t` deletes the version (`key`, `seq`): `start <= key < end` and `seq < t.seq`.
+fn covers(t: &RangeTombstone, key: &[u8], seq: u64) -> bool {
+    seq < t.seq && t.start.as_slice() <= key && key < t.end.as_slice()
 }

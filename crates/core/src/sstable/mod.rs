@@ -73,24 +73,9 @@ impl ValueKind {
     }
 }
 
-/// A range tombstone: every key in `[start, end)` was deleted at `seq`. Tables keep them in a
-/// record of their own (format version 2), not among the point entries.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RangeTombstone {
-    /// First key deleted.
-    pub start: Vec<u8>,
-    /// First key after the range (exclusive).
-    pub end: Vec<u8>,
-    /// The sequence number of the deletion.
-    pub seq: u64,
-}
-
-impl RangeTombstone {
-    /// Whether it deletes the version (`key`, `seq`): `start <= key < end` and `seq < self.seq`.
-    pub fn covers(&self, key: &[u8], seq: u64) -> bool {
-        seq < self.seq && self.start.as_slice() <= key && key < self.end.as_slice()
-    }
-}
+/// A range tombstone (the one type shared with the read path): every key in `[start, end)`
+/// written before `seq` is deleted at `seq`.
+pub use crate::iter::RangeTombstone;
 
 /// One entry, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
