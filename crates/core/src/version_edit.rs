@@ -142,7 +142,17 @@ impl VersionEdit {
         while d.pos < b.len() {
             let tag = d.uvarint("tag")?;
             match tag {
-                TAG_FORMAT_VERSION => e.format_version = Some(d.u32("format version")?),
+                TAG_FORMAT_VERSION => {
+                    let v = d.u32("format version")?;
+                    // Checked at once: a newer writer's edit may carry tags this code lacks.
+                    if v == 0 || v > MANIFEST_FORMAT_VERSION {
+                        return Err(Error::VersionUnsupported {
+                            file: file.to_owned(),
+                            version: v,
+                        });
+                    }
+                    e.format_version = Some(v);
+                }
                 TAG_LOG_NUMBER => e.log_number = Some(d.uvarint("log number")?),
                 TAG_NEXT_FILE_NUMBER => e.next_file_number = Some(d.uvarint("next file number")?),
                 TAG_LAST_SEQUENCE => e.last_sequence = Some(d.uvarint("last sequence")?),
