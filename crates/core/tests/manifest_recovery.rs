@@ -85,12 +85,8 @@ fn edits_survive_reopen_and_roll_over() {
 
     // Reopen: a new manifest with a snapshot; tiny size limit forces rolls on every edit.
     let mut vs2 = r.versions;
-    let mut w = ManifestWriter::create(
-        storage.clone(),
-        &mut vs2,
-        ManifestOptions { max_size: 64 },
-    )
-    .unwrap();
+    let mut w = ManifestWriter::create(storage.clone(), &mut vs2, ManifestOptions { max_size: 64 })
+        .unwrap();
     assert_ne!(w.number(), first);
     assert_eq!(read_current(&*storage).unwrap(), w.number());
     let stale = obsolete_manifests(&storage.list().unwrap(), w.number());
@@ -114,7 +110,10 @@ fn edits_survive_reopen_and_roll_over() {
         .into_iter()
         .filter(|n| n.starts_with("MANIFEST-"))
         .count();
-    assert_eq!(manifests, 2, "rolled manifests are removed (the first awaits the sweep)");
+    assert_eq!(
+        manifests, 2,
+        "rolled manifests are removed (the first awaits the sweep)"
+    );
     drop(w);
     let r = recover(&*storage).unwrap().unwrap();
     assert_eq!(signature(&r.versions), signature(&vs2));
@@ -147,7 +146,10 @@ fn invalid_edits_are_refused_before_logging() {
         .is_err());
     assert_eq!(signature(&vs), before);
     drop(w);
-    assert_eq!(signature(&recover(&*storage).unwrap().unwrap().versions), before);
+    assert_eq!(
+        signature(&recover(&*storage).unwrap().unwrap().versions),
+        before
+    );
 }
 
 #[test]
@@ -174,11 +176,18 @@ fn a_torn_manifest_tail_is_tolerated() {
         assert_eq!(r.torn_tail_at, Some(last), "cut at {cut}");
         states.insert(signature(&r.versions));
     }
-    assert_eq!(states.len(), 1, "every cut gives the state before the last edit");
+    assert_eq!(
+        states.len(),
+        1,
+        "every cut gives the state before the last edit"
+    );
     assert!(!states.contains(&full_state));
     f.truncate(0).unwrap();
     f.write_at(0, &bytes).unwrap();
-    assert_eq!(signature(&recover(&*mem).unwrap().unwrap().versions), full_state);
+    assert_eq!(
+        signature(&recover(&*mem).unwrap().unwrap().versions),
+        full_state
+    );
 }
 
 #[test]
@@ -342,7 +351,9 @@ fn crash_during_switch(limit: u64, torn_seed: Option<u64>) -> (String, String, S
     let n = vs.new_file_number();
     let mut expected_after = None;
     if let Ok(mut w) = ManifestWriter::create(limited, &mut vs, ManifestOptions::default()) {
-        if w.log_and_apply(&mut vs, add(2, meta(n, "x", "y", 1), 9)).is_ok() {
+        if w.log_and_apply(&mut vs, add(2, meta(n, "x", "y", 1), 9))
+            .is_ok()
+        {
             expected_after = Some(signature(&vs));
         }
     }
