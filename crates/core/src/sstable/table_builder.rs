@@ -206,13 +206,17 @@ impl TableBuilder {
     }
 
     /// Adds a range tombstone deleting `[start, end)` at `seq`, in any order relative to other
-    /// entries. The table is then written in format version 2 with a range-del record.
-    /// Errors: `start >= end` or `seq > MAX_SEQ` → [`Error::InvalidArgument`].
+    /// entries. The table is then written in format version 2 with a range-del record. An empty
+    /// range (`start >= end`) deletes nothing and is not stored.
+    /// Errors: `seq > MAX_SEQ` → [`Error::InvalidArgument`].
     pub fn add_range_tombstone(&mut self, start: &[u8], end: &[u8], seq: u64) -> Result<()> {
         self.check_usable()?;
-        if seq > MAX_SEQ || start >= end {
+        if start >= end {
+            return Ok(());
+        }
+        if seq > MAX_SEQ {
             return Err(Error::InvalidArgument(format!(
-                "{}: range tombstone [{:?}, {:?}) at seq {seq} is empty or out of range",
+                "{}: range tombstone [{:?}, {:?}) at seq {seq} is above the maximum sequence",
                 self.file_name,
                 String::from_utf8_lossy(start),
                 String::from_utf8_lossy(end)

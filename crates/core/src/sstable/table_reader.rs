@@ -242,6 +242,16 @@ impl TableReader {
         RangeTombstoneIter::new(self.inner.range_tombstones.clone())
     }
 
+    /// Every entry of the table as one stream in internal order: the point entries
+    /// ([`TableReader::iter`]) merged with the range tombstones
+    /// ([`TableReader::range_tombstone_iter`]).
+    pub fn full_iter(&self) -> crate::iter::MergingIterator<'static> {
+        crate::iter::MergingIterator::new(vec![
+            Box::new(self.iter()),
+            Box::new(self.range_tombstone_iter()),
+        ])
+    }
+
     /// The newest point version of `key` with a sequence number `<= snapshot_seq`, tombstones
     /// included (so a caller can stop looking in older tables), or `None`. Range tombstones
     /// are not consulted: a caller checks [`TableReader::range_tombstones`] (of this and newer
