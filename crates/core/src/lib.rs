@@ -14,15 +14,22 @@
 #![deny(unsafe_code)]
 
 pub mod batch;
+pub mod compaction;
+pub mod compaction_output;
+pub mod compaction_picker;
 pub mod db;
 pub mod error;
+pub mod file_names;
 pub mod group_commit;
 pub mod iter;
+pub mod manifest;
 pub mod memtable;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;
 pub mod varint;
+pub mod version;
+pub mod version_edit;
 pub mod wal;
 
 pub use db::{Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions};

@@ -149,7 +149,7 @@ mod iter_merge {
                 .enumerate()
                 .map(|(i, s)| -> BoxedInternalIterator<'static> {
                     if i % 2 == 0 {
-                        Box::new(table(&storage, &format!("{i}.sst"), s).iter())
+                        Box::new(table(&storage, &format!("{i}.sst"), s).full_iter())
                     } else {
                         boxed(s.clone())
                     }

@@ -138,7 +138,7 @@ mod iter_user {
         let memtable = vec![del("k", 3)];
         for snapshot in [3, 10] {
             let mut it = db_iter(
-                vec![vec_src(memtable.clone()), Box::new(older.iter())],
+                vec![vec_src(memtable.clone()), Box::new(older.full_iter())],
                 snapshot,
                 KeyBounds::all(),
             );
@@ -151,7 +151,7 @@ mod iter_user {
         }
         // Before the delete, the old value is there.
         let mut it = db_iter(
-            vec![vec_src(memtable), Box::new(older.iter())],
+            vec![vec_src(memtable), Box::new(older.full_iter())],
             2,
             KeyBounds::all(),
         );
@@ -177,7 +177,7 @@ mod iter_user {
             put("b\0", 4, "under"), // older than the tombstone, in a newer source
         ];
         let mut it = db_iter(
-            vec![vec_src(newer.clone()), Box::new(older.iter())],
+            vec![vec_src(newer.clone()), Box::new(older.full_iter())],
             10,
             KeyBounds::all(),
         );
@@ -188,7 +188,7 @@ mod iter_user {
         assert_eq!(backward(&mut it), rev);
         // At a snapshot before the range delete, everything older is visible.
         let mut it = db_iter(
-            vec![vec_src(newer.clone()), Box::new(older.iter())],
+            vec![vec_src(newer.clone()), Box::new(older.full_iter())],
             4,
             KeyBounds::all(),
         );
@@ -204,7 +204,7 @@ mod iter_user {
         );
         // Between the delete and the rewrite of c, c is gone.
         let mut it = db_iter(
-            vec![vec_src(newer), Box::new(older.iter())],
+            vec![vec_src(newer), Box::new(older.full_iter())],
             5,
             KeyBounds::all(),
         );
@@ -248,7 +248,11 @@ mod iter_user {
             })
             .collect();
         let mut it = db_iter(
-            vec![vec_src(mem), Box::new(t0.iter()), Box::new(t1.iter())],
+            vec![
+                vec_src(mem),
+                Box::new(t0.full_iter()),
+                Box::new(t1.full_iter()),
+            ],
             u64::MAX,
             KeyBounds::all(),
         );

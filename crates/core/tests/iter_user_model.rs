@@ -203,7 +203,7 @@ mod iter_user_model {
             let mut children: Vec<BoxedInternalIterator<'static>> = Vec::new();
             for (i, entries) in per_source.into_iter().enumerate() {
                 let mut child: BoxedInternalIterator<'static> = if tables && i % 2 == 1 {
-                    Box::new(table(&storage, &format!("{i}.sst"), &entries).iter())
+                    Box::new(table(&storage, &format!("{i}.sst"), &entries).full_iter())
                 } else {
                     Box::new(VecIterator::new(entries))
                 };
