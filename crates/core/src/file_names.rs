@@ -1,6 +1,7 @@
-//! Names of the files the version set knows about: tables, manifests and `CURRENT`.
+//! Names of the files of a database directory: tables, WALs, manifests and `CURRENT`.
 //!
-//! Tables are `{number:06}.sst`, manifests `MANIFEST-{number:06}`; numbers come from one
+//! Tables are `{number:06}.sst`, WALs `wal-{number:06}.log` ([`crate::wal::wal_file_name`]),
+//! manifests `MANIFEST-{number:06}`; numbers come from one
 //! counter ([`crate::version::VersionSet::new_file_number`]) and may grow past six digits.
 
 /// The file naming the live manifest.
@@ -24,6 +25,8 @@ pub fn manifest_file_name(number: u64) -> String {
 pub enum FileKind {
     /// `{n}.sst`
     Table(u64),
+    /// `wal-{n}.log`
+    Wal(u64),
     /// `MANIFEST-{n}`
     Manifest(u64),
     /// `CURRENT`
@@ -52,7 +55,7 @@ pub fn parse_file_name(name: &str) -> Option<FileKind> {
     if let Some(n) = name.strip_suffix(".sst") {
         return number(n).map(FileKind::Table);
     }
-    None
+    crate::wal::parse_wal_file_name(name).map(FileKind::Wal)
 }
 
 #[cfg(test)]

@@ -280,6 +280,73 @@ impl GroupCommit {
         result
     }
 
+    /// Commits `batch` alone, after `check` passes, with no other commit in between: waits
+    /// until no group is being written (so every earlier batch is applied and visible), runs
+    /// `check`, then appends, syncs (if `sync`), applies and publishes `batch` like
+    /// [`GroupCommit::commit`]. This is how optimistic transactions validate their reads
+    /// atomically with their write. An error from `check` is returned as is and writes nothing
+    /// (no poisoning); WAL and `apply` failures poison as in `commit`.
+    pub fn commit_checked(
+        &self,
+        mut batch: WriteBatch,
+        sync: bool,
+        check: &mut dyn FnMut() -> Result<()>,
+        apply: &mut ApplyFn<'_>,
+    ) -> Result<u64> {
+        let mut st = self.lock_state();
+        while st.leading {
+            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+        if let Some(e) = &st.poisoned {
+            return Err(poisoned_error(e));
+        }
+        st.leading = true;
+        let first = st.next_seq;
+        drop(st);
+        let mut guard = PanicGuard {
+            gc: self,
+            tickets: Vec::new(),
+            armed: true,
+        };
+        let checked = check();
+        let result = checked.and_then(|()| {
+            let next = first + batch.len() as u64;
+            if next > MAX_SEQ + 1 {
+                return Err(Error::InvalidArgument(format!(
+                    "sequence numbers exhausted: {next} is past the maximum {MAX_SEQ}"
+                )));
+            }
+            batch.set_first_seq(first);
+            let pending = [Pending {
+                ticket: u64::MAX,
+                batch,
+                sync,
+            }];
+            Ok((self.write_group(&pending, &[first], apply), next))
+        });
+        guard.armed = false;
+        let mut st = self.lock_state();
+        let out = match result {
+            Err(e) => Err(e),
+            Ok((Ok(()), next)) => {
+                st.next_seq = next;
+                if next > first {
+                    self.visible_seq.store(next - 1, Ordering::Release);
+                }
+                self.commits.fetch_add(1, Ordering::Relaxed);
+                Ok(first)
+            }
+            Ok((Err(e), _)) => {
+                st.poisoned = Some(repeat_error(&e, "poisoned"));
+                Err(e)
+            }
+        };
+        st.leading = false;
+        drop(st);
+        self.wake.notify_all();
+        out
+    }
+
     /// The last sequence number whose batch is committed and applied: a snapshot taken at it
     /// sees whole batches only.
     pub fn visible_seq(&self) -> u64 {

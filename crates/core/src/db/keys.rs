@@ -8,7 +8,9 @@
 use std::ops::Bound;
 
 use crate::iter::bounds::prefix_successor;
-use crate::varint::{get_uvarint, put_uvarint_vec};
+#[cfg(test)]
+use crate::varint::get_uvarint;
+use crate::varint::put_uvarint_vec;
 
 /// The id of the default keyspace.
 pub const DEFAULT_KEYSPACE: u32 = 0;
@@ -27,6 +29,7 @@ pub fn encode(id: u32, key: &[u8]) -> Vec<u8> {
     out
 }
 
+#[cfg(test)]
 /// Splits a stored key into its keyspace id and user key; `None` if it has no valid prefix.
 pub fn decode(stored: &[u8]) -> Option<(u32, &[u8])> {
     let mut pos = 0;
