@@ -23,9 +23,13 @@ use crate::sstable::MAX_SEQ;
 use crate::varint::{get_uvarint, put_uvarint_vec};
 use crate::{Error, Result};
 
-/// Largest key a batch accepts: 64 KiB. Larger keys are rejected with
-/// [`Error::InvalidArgument`] when added, and are corruption when decoded.
-pub const MAX_KEY_SIZE: usize = 64 * 1024;
+/// Largest user key: 64 KiB.
+pub const MAX_USER_KEY_SIZE: usize = 64 * 1024;
+
+/// Largest key a batch accepts: a user key of [`MAX_USER_KEY_SIZE`] plus the keyspace prefix
+/// the database puts in front of it (a uvarint of a `u32`, at most 5 bytes). Larger keys are
+/// rejected with [`Error::InvalidArgument`] when added, and are corruption when decoded.
+pub const MAX_KEY_SIZE: usize = MAX_USER_KEY_SIZE + 5;
 
 /// Largest value a batch accepts: 256 MiB. Larger values are rejected with
 /// [`Error::InvalidArgument`] when added, and are corruption when decoded.

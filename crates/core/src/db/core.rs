@@ -373,11 +373,11 @@ impl Drop for DbInner {
 }
 
 fn validate(options: &Options) -> Result<()> {
-    if options.max_key_size > crate::batch::MAX_KEY_SIZE {
+    if options.max_key_size > crate::batch::MAX_USER_KEY_SIZE {
         return Err(Error::InvalidArgument(format!(
             "max_key_size {} is over the format's limit of {} bytes",
             options.max_key_size,
-            crate::batch::MAX_KEY_SIZE
+            crate::batch::MAX_USER_KEY_SIZE
         )));
     }
     if options.max_value_size > crate::batch::MAX_VALUE_SIZE {
