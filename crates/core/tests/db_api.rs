@@ -2,7 +2,6 @@
 //! transactions, persistence, flush and compaction, checkpoints, locking and closing.
 #![allow(clippy::unwrap_used, reason = "test helpers fail loudly")]
 
-
 use std::sync::Arc;
 
 use shaledb::storage::memory::MemoryStorage;
