@@ -84,6 +84,8 @@ pub(crate) struct DbInner {
     pub(crate) counters: Counters,
     pub(crate) background: Background,
     pub(crate) closed: AtomicBool,
+    /// Mirrors `State::poisoned.is_some()`, so the write path checks it without a lock.
+    pub(crate) poisoned: AtomicBool,
     pub(crate) lock: Mutex<Option<Box<dyn StorageLock>>>,
 }
 
@@ -246,6 +248,7 @@ impl DbInner {
             counters: Counters::default(),
             background: Background::default(),
             closed: AtomicBool::new(false),
+            poisoned: AtomicBool::new(false),
             lock: Mutex::new(Some(lock)),
             options,
         };
@@ -285,16 +288,11 @@ impl DbInner {
     /// Fails if the database is closed or poisoned.
     pub(crate) fn check_writable(&self) -> Result<()> {
         self.check_open()?;
-        if let Some(cause) = &self.state().poisoned {
-            return Err(Error::Poisoned {
-                cause: cause.clone(),
-            });
+        if self.poisoned.load(Ordering::Acquire) {
+            let cause = self.state().poisoned.clone().unwrap_or_default();
+            return Err(Error::Poisoned { cause });
         }
-        if let Some(e) = self.commit.poisoned() {
-            return Err(Error::Poisoned {
-                cause: e.to_string(),
-            });
-        }
+        // A poisoned group commit refuses the write itself, with its cause.
         Ok(())
     }
 
@@ -304,6 +302,7 @@ impl DbInner {
         if st.poisoned.is_none() {
             st.poisoned = Some(e.to_string());
         }
+        self.poisoned.store(true, Ordering::Release);
     }
 
     /// Removes WALs older than the log number, tables in no live version (and not being

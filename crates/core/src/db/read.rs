@@ -13,84 +13,80 @@ use crate::Result;
 /// The engine-level iterator: a merge of every source of a view, filtered at a snapshot.
 pub(crate) type ViewIterator = crate::iter::DbIterator<MergingIterator<'static>>;
 
+/// The newest version of a key visible at a snapshot.
+enum Found {
+    /// A value, written at this sequence number.
+    Value(u64, Vec<u8>),
+    /// Deleted (by a point or range tombstone) at this sequence number.
+    Deleted(u64),
+}
+
 impl DbInner {
     /// The newest value of stored key `key` visible at `snapshot`, or `None` if it is absent,
-    /// deleted, or covered by a newer range tombstone. Sources are consulted newest first, so
-    /// the first version found decides and a deletion never falls through to older data.
+    /// deleted, or covered by a newer range tombstone.
     pub(crate) fn get_stored(&self, key: &[u8], snapshot: u64) -> Result<Option<Vec<u8>>> {
         self.check_open()?;
-        let view = self.view();
-        let covering = self.covering_tombstone(&view, key, snapshot)?;
-        let visible = |seq: u64| covering.is_none_or(|c| c <= seq);
-        for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
-            if let Some((seq, kind, value)) = mem.get(key, snapshot) {
-                return Ok((kind == ValueKind::Value && visible(seq)).then(|| value.to_vec()));
-            }
-        }
-        for level in 0..NUM_LEVELS {
-            for file in view.version.files_for_key(level, key) {
-                let table = self.table(&file)?;
-                if let Some(entry) = table.get(key, snapshot)? {
-                    return Ok((entry.kind == ValueKind::Value && visible(entry.seq))
-                        .then_some(entry.value));
-                }
-            }
-        }
-        Ok(None)
+        Ok(match self.lookup(key, snapshot)? {
+            Some(Found::Value(_, v)) => Some(v),
+            Some(Found::Deleted(_)) | None => None,
+        })
     }
 
     /// The sequence number of the newest write touching stored key `key` (a value, a delete,
     /// or a range delete covering it), if any: what a transaction's conflict check compares
     /// with its snapshot.
     pub(crate) fn latest_seq(&self, key: &[u8]) -> Result<Option<u64>> {
-        let view = self.view();
-        let covering = self.covering_tombstone(&view, key, u64::MAX)?;
-        let mut newest = None;
-        for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
-            if let Some((seq, _, _)) = mem.get(key, u64::MAX) {
-                newest = Some(seq);
-                break;
-            }
-        }
-        if newest.is_none() {
-            'levels: for level in 0..NUM_LEVELS {
-                for file in view.version.files_for_key(level, key) {
-                    if let Some(entry) = self.table(&file)?.get(key, u64::MAX)? {
-                        newest = Some(entry.seq);
-                        break 'levels;
-                    }
-                }
-            }
-        }
-        Ok(newest.max(covering))
+        Ok(self.lookup(key, u64::MAX)?.map(|f| match f {
+            Found::Value(seq, _) | Found::Deleted(seq) => seq,
+        }))
     }
 
-    /// The highest sequence number `<= snapshot` of a range tombstone covering `key`, over
-    /// every source of `view`.
-    fn covering_tombstone(&self, view: &View, key: &[u8], snapshot: u64) -> Result<Option<u64>> {
-        let mut best: Option<u64> = None;
-        let mut consider = |start: &[u8], end: &[u8], seq: u64| {
+    /// Looks `key` up newest source first — memtable, immutable memtables, L0 newest first,
+    /// then L1 and deeper — so the first version found decides and a deletion never falls
+    /// through to older data. Range tombstones of each source are taken into account before its
+    /// entries; a source's tombstones cannot cover entries of newer sources (the LSM invariant:
+    /// for one key, sequence numbers fall from newer sources to older ones).
+    fn lookup(&self, key: &[u8], snapshot: u64) -> Result<Option<Found>> {
+        let view = self.view();
+        let mut covering: Option<u64> = None;
+        let mut cover = |start: &[u8], end: &[u8], seq: u64| {
             if seq <= snapshot && start <= key && key < end {
-                best = Some(best.map_or(seq, |b| b.max(seq)));
+                covering = Some(covering.map_or(seq, |c| c.max(seq)));
             }
+        };
+        let decide = |seq: u64, kind: ValueKind, value: &[u8], covering: Option<u64>| match covering
+        {
+            Some(c) if c > seq => Found::Deleted(c),
+            _ if kind == ValueKind::Value => Found::Value(seq, value.to_vec()),
+            _ => Found::Deleted(seq),
         };
         for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
             if mem.has_range_tombstones() {
                 for (start, end, seq) in mem.range_tombstones() {
-                    consider(&start, &end, seq);
+                    cover(&start, &end, seq);
                 }
+            }
+            if let Some((seq, kind, value)) = mem.get(key, snapshot) {
+                return Ok(Some(decide(seq, kind, &value, covering)));
             }
         }
         for level in 0..NUM_LEVELS {
             for file in view.version.files_for_key(level, key) {
+                let table = self.table(&file)?;
                 if file.has_range_tombstones {
-                    for t in self.table(&file)?.range_tombstones().iter() {
-                        consider(&t.start, &t.end, t.seq);
+                    for t in table.range_tombstones().iter() {
+                        cover(&t.start, &t.end, t.seq);
                     }
+                }
+                if let Some(e) = table.get(key, snapshot)? {
+                    return Ok(Some(match decide(e.seq, e.kind, &[], covering) {
+                        Found::Value(seq, _) => Found::Value(seq, e.value),
+                        deleted => deleted,
+                    }));
                 }
             }
         }
-        Ok(best)
+        Ok(covering.map(Found::Deleted))
     }
 
     /// An iterator over stored keys within `bounds` at `snapshot`, and the view it reads
