@@ -21,14 +21,26 @@ pub struct Bench {
 impl Bench {
     /// Reads the case filters from the command line (`cargo bench --bench X -- FILTER...`);
     /// flags cargo passes (`--bench`) are ignored. No filter runs every case.
+    ///
+    /// Results go to the repository's `bench/results`, or to the directory named by the
+    /// `SHALEDB_BENCH_RESULTS` environment variable.
     pub fn from_args(suite: &'static str) -> Bench {
+        let dir = std::env::var_os("SHALEDB_BENCH_RESULTS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../bench/results")
+            });
+        Bench::from_args_to(suite, dir)
+    }
+
+    /// As [`Bench::from_args`], appending to `<results_dir>/<suite>.jsonl` (for benchmark
+    /// programs built outside `crates/core`, such as `bench/native`).
+    pub fn from_args_to(suite: &'static str, results_dir: impl Into<PathBuf>) -> Bench {
         let filters = std::env::args()
             .skip(1)
             .filter(|a| !a.starts_with("--"))
             .collect();
-        let out = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../bench/results")
-            .join(format!("{suite}.jsonl"));
+        let out = results_dir.into().join(format!("{suite}.jsonl"));
         Bench {
             suite,
             run: run_id(),

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the engine suite ("db") on ShaleDB, RocksDB and fjall in one run (bench/native),
+# appending JSON lines to bench/results/db.jsonl, then renders bench/results/REPORT.md.
+#
+#   bash bench/run-db.sh                      # every case, N = 1,000,000
+#   bash bench/run-db.sh readrandom fillseq   # cases whose name contains a filter
+#   DB_BENCH_N=100000 bash bench/run-db.sh    # smaller database
+#   bash bench/run-db.sh --engines=rocksdb,fjall
+#
+# The first build compiles RocksDB from source (needs libclang-dev; ~12+ minutes on 2 cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
+export SHALEDB_BENCH_RESULTS="${SHALEDB_BENCH_RESULTS:-$PWD/bench/results}"
+(cd bench/native && cargo build --release)
+bench/native/target/release/shaledb-bench-native "$@"
+node bench/report.mjs
