@@ -8,11 +8,13 @@
     reason = "tests fail loudly on unexpected errors"
 )]
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use shaledb::db::Budget;
 use shaledb::storage::faulty::FaultyStorage;
 use shaledb::storage::memory::MemoryStorage;
+use shaledb::storage::{FileHandle, OpenMode, Storage, StorageLock};
 use shaledb::{Batch, Db, Error, IterOptions, Options, WriteOptions};
 
 fn small() -> Options {
@@ -272,6 +274,123 @@ fn a_full_disk_during_compaction_poisons_and_reopening_loses_nothing() {
         );
     }
     db.compact_range(None, None).unwrap();
+    assert_all_there(&db, &acked);
+    db.close().unwrap();
+}
+
+#[test]
+fn a_failed_wal_fsync_at_a_memtable_switch_poisons_later_writes() {
+    let storage = faulty();
+    let db = open(&storage);
+    // Unsynced writes sync nothing until the memtable fills and the WAL is switched: that
+    // sync is the one that fails.
+    storage.fail_next_sync();
+    let mut acked = Vec::new();
+    let mut failure = None;
+    for i in 0..5000 {
+        match db.put(&key(i), &value(i)) {
+            Ok(()) => acked.push(i),
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    let failure = failure.expect("the memtable never switched");
+    assert!(
+        failure.to_string().contains("sync failed (injected)"),
+        "{failure}"
+    );
+    assert_every_write_poisoned(&db, "sync failed (injected)");
+    assert_all_there(&db, &acked);
+    db.close().unwrap();
+    storage.reset_faults();
+    let db = open(&storage);
+    assert_all_there(&db, &acked);
+    db.close().unwrap();
+}
+
+/// A storage whose next creation of a WAL leaves an empty file behind and fails, as a full
+/// disk would while the WAL header is written.
+#[derive(Debug)]
+struct FailNextWalCreate {
+    inner: FaultyStorage,
+    armed: AtomicBool,
+}
+
+impl Storage for FailNextWalCreate {
+    fn open(&self, name: &str, mode: OpenMode) -> shaledb::Result<FileHandle> {
+        if mode == OpenMode::CreateNew
+            && name.starts_with("wal-")
+            && self.armed.swap(false, Ordering::SeqCst)
+        {
+            let file = self.inner.open(name, mode)?;
+            file.sync()?;
+            self.inner.sync_dir()?;
+            return Err(Error::io(
+                "write",
+                name,
+                std::io::Error::new(std::io::ErrorKind::StorageFull, "no space left (injected)"),
+            ));
+        }
+        self.inner.open(name, mode)
+    }
+    fn exists(&self, name: &str) -> shaledb::Result<bool> {
+        self.inner.exists(name)
+    }
+    fn remove(&self, name: &str) -> shaledb::Result<()> {
+        self.inner.remove(name)
+    }
+    fn rename(&self, from: &str, to: &str) -> shaledb::Result<()> {
+        self.inner.rename(from, to)
+    }
+    fn list(&self) -> shaledb::Result<Vec<String>> {
+        self.inner.list()
+    }
+    fn sync_dir(&self) -> shaledb::Result<()> {
+        self.inner.sync_dir()
+    }
+    fn lock(&self, name: &str) -> shaledb::Result<Box<dyn StorageLock>> {
+        self.inner.lock(name)
+    }
+}
+
+#[test]
+fn a_wal_that_failed_to_be_created_poisons_and_hides_no_later_synced_write() {
+    let faulty = faulty();
+    let storage = Arc::new(FailNextWalCreate {
+        inner: faulty.clone(),
+        armed: AtomicBool::new(false),
+    });
+    let db = Db::open_storage(storage.clone(), small()).unwrap();
+    storage.armed.store(true, Ordering::SeqCst);
+    let mut acked = Vec::new();
+    let mut failures = Vec::new();
+    let mut writes_after_failure = 0;
+    for i in 0..5000 {
+        match db.put_opt(&key(i), &value(i), WriteOptions::SYNC) {
+            Ok(()) => acked.push(i),
+            Err(e) => failures.push(e),
+        }
+        // A few writes past the failure: enough for a newer WAL, too few for a flush that
+        // would make the empty one obsolete.
+        if failures.is_empty() {
+            continue;
+        }
+        writes_after_failure += 1;
+        if writes_after_failure > 20 {
+            break;
+        }
+    }
+    assert!(!failures.is_empty(), "the WAL creation never failed");
+    // Once the switch failed, the database accepts no more writes.
+    for e in failures.iter().skip(1) {
+        assert_poisoned(e, "no space left (injected)");
+    }
+    drop(db);
+    // Power loss, then recovery must not stop at the empty WAL and drop later synced ones.
+    faulty.crash().unwrap();
+    let db = Db::open_storage(storage.clone(), small()).unwrap();
     assert_all_there(&db, &acked);
     db.close().unwrap();
 }
