@@ -394,3 +394,65 @@ fn a_wal_that_failed_to_be_created_poisons_and_hides_no_later_synced_write() {
     assert_all_there(&db, &acked);
     db.close().unwrap();
 }
+
+#[test]
+fn an_open_that_fails_part_way_leaves_a_database_the_next_open_recovers() {
+    let storage = faulty();
+    let db = open(&storage);
+    let acked = fill(&db, 0..1200);
+    for i in 0..100 {
+        db.delete(&key(i * 7)).unwrap();
+    }
+    db.put_opt(b"sync-point", b"", WriteOptions::SYNC).unwrap();
+    let deleted: Vec<u32> = (0..100).map(|i| i * 7).collect();
+    let mut acked: Vec<u32> = acked
+        .into_iter()
+        .filter(|i| i % 7 != 0 || *i >= 700)
+        .collect();
+    db.close().unwrap();
+
+    // Recovery writes a manifest, a table and a WAL: let the disk fill up, or an fsync fail,
+    // at every point of it in turn, with a power loss after some failures; the next open must
+    // still find everything.
+    let mut failures = 0;
+    for attempt in 0..36u64 {
+        if attempt % 2 == 0 {
+            storage.fail_writes_after_bytes(attempt * 1500);
+        } else {
+            storage.fail_syncs(1 + attempt % 3);
+        }
+        match Db::open_storage(Arc::new(storage.clone()), small()) {
+            Ok(db) => {
+                storage.reset_faults();
+                drop(db);
+            }
+            Err(e) => {
+                failures += 1;
+                assert!(
+                    !matches!(e, Error::Corruption { .. }),
+                    "attempt {attempt}: {e}"
+                );
+            }
+        }
+        storage.reset_faults();
+        match attempt % 3 {
+            0 => storage.crash().unwrap(),
+            1 => storage.crash_torn(attempt).unwrap(),
+            _ => {}
+        }
+        let db = open(&storage);
+        assert_all_there(&db, &acked);
+        for &i in &deleted {
+            assert_eq!(
+                db.get(&key(i)).unwrap(),
+                None,
+                "attempt {attempt}: {i} is back"
+            );
+        }
+        // New writes in the WAL, so that the next recovery has a log to replay.
+        let next = 10_000 + attempt as u32 * 100;
+        acked.extend(fill(&db, next..next + 100));
+        db.close().unwrap();
+    }
+    assert!(failures > 6, "only {failures} opens failed");
+}
