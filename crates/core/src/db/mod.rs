@@ -35,6 +35,7 @@ mod snapshots;
 mod transaction;
 mod write;
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
