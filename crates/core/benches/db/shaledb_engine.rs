@@ -35,7 +35,7 @@ impl Engine for ShaleDb {
     fn write_batch(&self, entries: &[(Vec<u8>, Vec<u8>)], sync: bool) {
         let mut batch = Batch::new();
         for (k, v) in entries {
-            batch.put(&self.keyspace, k, v);
+            batch.put(&self.keyspace, k, v).unwrap();
         }
         self.db.write(&batch, WriteOptions { sync }).unwrap();
     }

@@ -1,58 +1,71 @@
-//! The database: `Db`, its keyspaces, batches, snapshots, iterators and transactions.
+//! The database: [`Db`], its [`Keyspace`]s, [`Batch`]es, [`Snapshot`]s, iterators and
+//! [`Transaction`]s.
 //!
-//! TODO(db): implementation in progress; signatures are the contract the benchmarks, the
-//! WebAssembly bindings and the tests build on.
+//! ```
+//! use shaledb::{Db, IterOptions, Options, WriteOptions};
+//!
+//! let db = Db::open_in_memory(Options::default())?;
+//! db.put(b"user:1", b"ada")?;
+//! db.put_opt(b"user:2", b"grace", WriteOptions::SYNC)?; // durable against power loss
+//! assert_eq!(db.get(b"user:1")?, Some(b"ada".to_vec()));
+//!
+//! let events = db.keyspace("events")?;      // a named keyspace, sharing the WAL
+//! let mut batch = shaledb::Batch::new();    // atomic across keyspaces
+//! batch.put(&events, b"0001", b"signup")?.delete(&db.default_keyspace(), b"user:2")?;
+//! db.write(&batch, WriteOptions::default())?;
+//!
+//! let users: Vec<_> = db.iter(IterOptions::prefix(b"user:".to_vec()))?
+//!     .collect::<shaledb::Result<_>>()?;
+//! assert_eq!(users, vec![(b"user:1".to_vec(), b"ada".to_vec())]);
+//! db.close()?;
+//! # Ok::<(), shaledb::Error>(())
+//! ```
 
+mod background;
+mod checkpoint;
+mod core;
+mod iterator;
+mod keys;
+mod keyspace;
+mod maintain;
 mod options;
+mod read;
+mod snapshot;
+mod snapshots;
+mod transaction;
+mod write;
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::Path;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+pub use iterator::DbIterator;
+pub use keyspace::{Batch, Keyspace};
 pub use options::{IterOptions, Options, WriteOptions};
+pub use snapshot::Snapshot;
+pub use transaction::Transaction;
 
+use crate::db::core::DbInner;
+use crate::storage::memory::MemoryStorage;
 use crate::storage::Storage;
+use crate::version::NUM_LEVELS;
 use crate::Result;
 
-/// An open database. Cheap to clone (a shared handle); usable from many threads natively.
-#[derive(Clone)]
+/// An open database. Cheap to clone (a shared handle); natively `Send + Sync`, so one handle
+/// serves many threads. The database closes when [`Db::close`] is called or the last handle
+/// (including keyspaces, snapshots and iterators) is dropped.
+#[derive(Clone, Debug)]
 pub struct Db {
-    _private: (),
-}
-
-/// A named keyspace (column family) of a database. All keyspaces share one write-ahead log,
-/// so a [`Batch`] across keyspaces is atomic. Cheap to clone.
-#[derive(Clone)]
-pub struct Keyspace {
-    _private: (),
-}
-
-/// An atomic group of writes, possibly across keyspaces.
-#[derive(Default)]
-pub struct Batch {
-    _private: (),
-}
-
-/// A consistent read view: gets and iterators through it see the database as it was when it
-/// was taken, while writes continue. Released on drop.
-pub struct Snapshot {
-    _private: (),
-}
-
-/// An optimistic transaction: reads from a snapshot, buffers writes, and at commit fails with
-/// [`crate::Error::Conflict`] if a key it read was written by someone else meanwhile.
-pub struct Transaction {
-    _private: (),
-}
-
-/// A cursor over keys and values in key order (or reverse), seeing one snapshot.
-pub struct DbIterator {
-    _private: (),
+    inner: Arc<DbInner>,
+    default: Keyspace,
 }
 
 /// How much work one [`Db::maintain`] call may do.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
-    /// Bytes of table data to read or write at most (approximately).
+    /// Bytes of table data to merge (approximately). A memtable flush is one unit of work
+    /// whatever the budget.
     pub bytes: u64,
 }
 
@@ -69,193 +82,192 @@ pub struct MaintainOutcome {
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Approximate number of entries in tables and memtables (versions and tombstones count).
+    /// Entries in tables and memtables (every version and tombstone counts).
     pub entries: u64,
     /// Bytes of table files per level.
     pub level_bytes: Vec<u64>,
     /// Table files per level.
     pub level_files: Vec<usize>,
-    /// Bytes written to disk (WAL, tables, manifest) divided by bytes of user writes.
+    /// Bytes written to the WAL and to tables, divided by the bytes of user writes.
     pub write_amplification: f64,
-    /// Bytes of user data written since open (keys and values).
+    /// Bytes of keys and values written by users since open.
     pub user_bytes_written: u64,
     /// Bytes in memtables.
     pub memtable_bytes: u64,
     /// Bytes held by the block cache.
     pub cache_bytes: u64,
-    /// Total bytes of live files on disk.
-    pub disk_bytes: u64,
+    /// Bytes of all table files.
+    pub table_bytes: u64,
 }
 
 impl Db {
-    /// Opens (or creates, per `options`) the database in directory `path`.
+    /// Opens (or, per `options`, creates) the database in directory `path`.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn open(path: impl AsRef<Path>, options: Options) -> Result<Db> {
-        let _ = (path.as_ref(), options);
-        todo!()
+        let storage = crate::storage::std_fs::StdFsStorage::open(path.as_ref())?;
+        Db::open_storage(Arc::new(storage), options)
     }
 
-    /// Opens the database on any storage (in memory, fault-injecting, JS-backed).
+    /// Opens (or creates) the database on any storage: in memory, fault-injecting, or backed by
+    /// JavaScript.
     pub fn open_storage(storage: Arc<dyn Storage>, options: Options) -> Result<Db> {
-        let _ = (storage, options);
-        todo!()
+        let background = options.background_thread;
+        let inner = Arc::new(DbInner::open(storage, options)?);
+        if background {
+            inner
+                .background
+                .start(Arc::downgrade(&inner))
+                .map_err(|e| crate::Error::io("spawn", "", e))?;
+        }
+        let default = Keyspace {
+            db: inner.clone(),
+            id: keys::DEFAULT_KEYSPACE,
+            name: "default".into(),
+        };
+        Ok(Db { inner, default })
     }
 
-    /// A database that lives in memory only.
+    /// A new database that lives in memory only.
     pub fn open_in_memory(options: Options) -> Result<Db> {
-        let _ = options;
-        todo!()
+        Db::open_storage(Arc::new(MemoryStorage::new()), options)
     }
 
-    /// The keyspace `name`, created if missing. `"default"` always exists.
+    /// The keyspace `name`, created (durably) if missing. `"default"` always exists.
     pub fn keyspace(&self, name: &str) -> Result<Keyspace> {
-        let _ = name;
-        todo!()
+        Keyspace::open(&self.inner, name)
     }
 
-    /// The default keyspace.
+    /// The default keyspace, which [`Db::put`], [`Db::get`] and friends use.
     pub fn default_keyspace(&self) -> Keyspace {
-        todo!()
+        self.default.clone()
     }
 
-    /// Sets `key` to `value` in the default keyspace.
+    /// Sets `key` to `value` in the default keyspace. When it returns the write has reached
+    /// the OS (it survives the process being killed).
     pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        let _ = (key, value);
-        todo!()
+        self.default.put(key, value)
     }
 
-    /// Sets `key` to `value` in the default keyspace with `options`.
+    /// Sets `key` to `value` in the default keyspace; with `options.sync` it survives power
+    /// loss when this returns.
     pub fn put_opt(&self, key: &[u8], value: &[u8], options: WriteOptions) -> Result<()> {
-        let _ = (key, value, options);
-        todo!()
+        self.default.put_opt(key, value, options)
     }
 
     /// The value of `key` in the default keyspace.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let _ = key;
-        todo!()
+        self.default.get(key)
     }
 
     /// Deletes `key` from the default keyspace.
     pub fn delete(&self, key: &[u8]) -> Result<()> {
-        let _ = key;
-        todo!()
+        self.default.delete(key)
     }
 
     /// Deletes every key in `[start, end)` of the default keyspace with one range tombstone.
     pub fn delete_range(&self, start: &[u8], end: &[u8]) -> Result<()> {
-        let _ = (start, end);
-        todo!()
+        self.default.delete_range(start, end)
     }
 
-    /// An iterator over the default keyspace at the current state.
+    /// An iterator over the default keyspace, seeing the state as of now.
     pub fn iter(&self, options: IterOptions) -> Result<DbIterator> {
-        let _ = options;
-        todo!()
+        self.default.iter(options)
     }
 
-    /// Applies `batch` atomically.
+    /// Applies `batch` atomically (all its writes or, after a crash, none).
     pub fn write(&self, batch: &Batch, options: WriteOptions) -> Result<()> {
-        let _ = (batch, options);
-        todo!()
+        let encoded = batch.encoded_for(&self.inner)?;
+        self.inner.write(encoded, options.sync).map(|_| ())
     }
 
     /// A consistent read view of the current state.
     pub fn snapshot(&self) -> Snapshot {
-        todo!()
+        Snapshot::new(&self.inner)
     }
 
     /// Starts an optimistic transaction.
     pub fn transaction(&self) -> Transaction {
-        todo!()
+        Transaction::new(&self.inner)
     }
 
-    /// Writes the memtable to a table, so the WAL can be dropped.
+    /// Writes every memtable to tables (the WAL they were in is then deleted).
     pub fn flush(&self) -> Result<()> {
-        todo!()
+        self.inner.check_open()?;
+        self.inner.flush_all()
     }
 
-    /// Compacts the key range (all keyspaces; `None` = unbounded) down to the last level.
+    /// Compacts stored keys in `[start, end]` of every keyspace (`None` = unbounded) down to
+    /// the deepest level, dropping overwritten versions and tombstones no snapshot needs.
     pub fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-        let _ = (start, end);
-        todo!()
+        self.inner.check_open()?;
+        self.inner.compact_range(start, end)
     }
 
-    /// Does up to `budget` of pending flush and compaction work.
+    /// Does up to `budget` of pending flush and compaction work and says whether more is
+    /// pending. With `Options::background_thread` (native) a thread calls this by itself.
     pub fn maintain(&self, budget: Budget) -> Result<MaintainOutcome> {
-        let _ = budget;
-        todo!()
+        self.inner.maintain(budget)
     }
 
-    /// Writes a consistent copy of the database into the empty or missing directory `dest`
-    /// while it keeps serving reads and writes.
+    /// Writes a consistent copy of the database into directory `dest` (created if missing;
+    /// it must hold no files) while the database keeps serving reads and writes.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn checkpoint(&self, dest: impl AsRef<Path>) -> Result<()> {
-        let _ = dest.as_ref();
-        todo!()
+        let storage = crate::storage::std_fs::StdFsStorage::open(dest.as_ref())?;
+        self.checkpoint_to(Arc::new(storage))
+    }
+
+    /// [`Db::checkpoint`] into any storage.
+    pub fn checkpoint_to(&self, dest: Arc<dyn Storage>) -> Result<()> {
+        self.inner.checkpoint(&dest)
     }
 
     /// Current figures.
     pub fn stats(&self) -> Stats {
-        todo!()
+        let inner = &self.inner;
+        let view = inner.view();
+        let level_bytes: Vec<u64> = (0..NUM_LEVELS)
+            .map(|l| view.version.level_bytes(l))
+            .collect();
+        let level_files = (0..NUM_LEVELS)
+            .map(|l| view.version.files(l).len())
+            .collect();
+        let mems = std::iter::once(&view.mem).chain(view.imms.iter());
+        let (mut entries, mut memtable_bytes) = (0u64, 0u64);
+        for m in mems {
+            entries += m.len() as u64;
+            memtable_bytes += m.approximate_memory() as u64;
+        }
+        for level in 0..NUM_LEVELS {
+            entries += view
+                .version
+                .files(level)
+                .iter()
+                .map(|f| f.entries)
+                .sum::<u64>();
+        }
+        let user = inner.counters.user_bytes.load(Ordering::Relaxed);
+        let written = inner.counters.wal_bytes.load(Ordering::Relaxed)
+            + inner.counters.table_bytes.load(Ordering::Relaxed);
+        Stats {
+            entries,
+            table_bytes: level_bytes.iter().sum(),
+            level_bytes,
+            level_files,
+            write_amplification: if user == 0 {
+                0.0
+            } else {
+                written as f64 / user as f64
+            },
+            user_bytes_written: user,
+            memtable_bytes,
+            cache_bytes: inner.cache.used_bytes(),
+        }
     }
 
-    /// Flushes what must be flushed, stops background work and releases the lock.
+    /// Stops background work, syncs the WAL and releases the lock. Every later use of this
+    /// database (any handle, keyspace or snapshot of it) fails with `Error::Closed`.
     pub fn close(self) -> Result<()> {
-        todo!()
-    }
-}
-
-impl Batch {
-    /// An empty batch.
-    pub fn new() -> Batch {
-        Batch::default()
-    }
-
-    /// Sets `key` in `keyspace`.
-    pub fn put(&mut self, keyspace: &Keyspace, key: &[u8], value: &[u8]) -> &mut Batch {
-        let _ = (keyspace, key, value);
-        todo!()
-    }
-
-    /// Deletes `key` from `keyspace`.
-    pub fn delete(&mut self, keyspace: &Keyspace, key: &[u8]) -> &mut Batch {
-        let _ = (keyspace, key);
-        todo!()
-    }
-
-    /// Deletes `[start, end)` from `keyspace`.
-    pub fn delete_range(&mut self, keyspace: &Keyspace, start: &[u8], end: &[u8]) -> &mut Batch {
-        let _ = (keyspace, start, end);
-        todo!()
-    }
-}
-
-impl DbIterator {
-    /// Whether the cursor is on an entry.
-    pub fn valid(&self) -> bool {
-        todo!()
-    }
-    /// The current key (requires `valid()`).
-    pub fn key(&self) -> &[u8] {
-        todo!()
-    }
-    /// The current value (requires `valid()`).
-    pub fn value(&self) -> &[u8] {
-        todo!()
-    }
-    /// Moves to the next entry in the iterator's direction.
-    pub fn advance(&mut self) -> Result<()> {
-        todo!()
-    }
-    /// Moves to the first key `>= key` (forward) or the last key `<= key` (reverse).
-    pub fn seek(&mut self, key: &[u8]) -> Result<()> {
-        let _ = key;
-        todo!()
-    }
-}
-
-impl Iterator for DbIterator {
-    type Item = Result<(Vec<u8>, Vec<u8>)>;
-    fn next(&mut self) -> Option<Self::Item> {
-        todo!()
+        self.inner.close()
     }
 }

@@ -4,12 +4,38 @@
 //! Internal order: user key ascending (bytewise), then sequence number descending (newest
 //! first), as [`crate::sstable::compare_internal`]. Several versions of one key may appear.
 //!
-//! TODO(iter): `merge.rs` (k-way merge of [`InternalIterator`]s, both directions),
-//! `range_del.rs` (range tombstone set), `user.rs` (snapshot visibility, shadowed versions,
-//! tombstones, bounds, prefix, reverse).
+//! - [`table`]: [`InternalIterator`] for [`crate::sstable::TableIter`].
+//! - [`vec`]: [`VecIterator`], over an owned sorted vector (tests, small sources).
+//! - [`merge`]: [`MergingIterator`], a k-way merge of sources, newest first, both directions.
+//! - [`bounds`]: [`KeyBounds`], inclusive/exclusive/open ends and prefixes.
+//! - [`user`]: [`DbIterator`], the user-facing iterator: snapshot visibility, shadowed
+//!   versions, point and range tombstones, bounds, both directions.
+//! - [`range_del`]: [`RangeTombstoneSet`], the range tombstones a read view must respect.
+
+pub mod bounds;
+pub mod merge;
+pub mod range_del;
+pub mod table;
+pub mod user;
+pub mod vec;
+
+pub use bounds::KeyBounds;
+pub use merge::MergingIterator;
+pub use range_del::{RangeTombstone, RangeTombstoneSet};
+pub use user::DbIterator;
+pub use vec::VecIterator;
 
 use crate::sstable::ValueKind;
 use crate::Result;
+
+/// A boxed source for a [`MergingIterator`]: `Send` natively (so a database iterator can move
+/// between threads), no bound on wasm32.
+#[cfg(not(target_arch = "wasm32"))]
+pub type BoxedInternalIterator<'a> = Box<dyn InternalIterator + Send + 'a>;
+/// A boxed source for a [`MergingIterator`]: `Send` natively (so a database iterator can move
+/// between threads), no bound on wasm32.
+#[cfg(target_arch = "wasm32")]
+pub type BoxedInternalIterator<'a> = Box<dyn InternalIterator + 'a>;
 
 /// A cursor over internal entries in internal order. Every source (memtable, table, merge)
 /// implements it, so the engine composes them freely.
@@ -42,4 +68,45 @@ pub trait InternalIterator {
     fn kind(&self) -> ValueKind;
     /// The current value (for a range tombstone: its exclusive end key).
     fn value(&self) -> &[u8];
+}
+
+impl<T: InternalIterator + ?Sized> InternalIterator for Box<T> {
+    #[inline]
+    fn valid(&self) -> bool {
+        (**self).valid()
+    }
+    fn seek_to_first(&mut self) -> Result<()> {
+        (**self).seek_to_first()
+    }
+    fn seek_to_last(&mut self) -> Result<()> {
+        (**self).seek_to_last()
+    }
+    fn seek(&mut self, key: &[u8], seq: u64) -> Result<()> {
+        (**self).seek(key, seq)
+    }
+    fn seek_for_prev(&mut self, key: &[u8], seq: u64) -> Result<()> {
+        (**self).seek_for_prev(key, seq)
+    }
+    fn next(&mut self) -> Result<()> {
+        (**self).next()
+    }
+    fn prev(&mut self) -> Result<()> {
+        (**self).prev()
+    }
+    #[inline]
+    fn key(&self) -> &[u8] {
+        (**self).key()
+    }
+    #[inline]
+    fn seq(&self) -> u64 {
+        (**self).seq()
+    }
+    #[inline]
+    fn kind(&self) -> ValueKind {
+        (**self).kind()
+    }
+    #[inline]
+    fn value(&self) -> &[u8] {
+        (**self).value()
+    }
 }

@@ -13,7 +13,7 @@
 //!  40    8  properties handle: record length
 //!  48    8  data end: offset just past the last data block record
 //!  56    4  CRC-32C of bytes 0..56 and 60..72
-//!  60    4  table format version              (u32 LE, 1)
+//!  60    4  table format version              (u32 LE, 1 or 2)
 //!  64    8  magic "SHALESST"
 //! ```
 //!
@@ -22,8 +22,13 @@
 
 use crate::{Error, Result};
 
-/// The table format version this code writes. Tables with a larger version are refused.
-pub const TABLE_FORMAT_VERSION: u32 = 1;
+/// The newest table format version this code writes and reads; tables with a larger version
+/// are refused. Version 2 adds range tombstones (a range-del record, see `docs/FORMAT.md`); a
+/// table without range tombstones is still written as version 1, byte for byte.
+pub const TABLE_FORMAT_VERSION: u32 = 2;
+
+/// The table format version of tables without range tombstones.
+pub const TABLE_FORMAT_VERSION_V1: u32 = 1;
 
 /// The last 8 bytes of every table file.
 pub const TABLE_MAGIC: [u8; 8] = *b"SHALESST";
@@ -38,7 +43,8 @@ pub const MAX_SEQ: u64 = (1 << 56) - 1;
 pub const KIND_VALUE: u8 = 1;
 /// Encoded kind of a point tombstone.
 pub const KIND_TOMBSTONE: u8 = 0;
-/// Reserved for range tombstones (not yet written; read as corruption by version 1).
+/// Encoded kind of a range tombstone: written only in the range-del record (format version 2),
+/// never in data blocks.
 pub const KIND_RANGE_TOMBSTONE: u8 = 2;
 
 /// Where a record lives in the table file: its header's offset and its total length (header
@@ -211,10 +217,14 @@ mod tests {
             Footer::decode(&b, "t", 0),
             Err(Error::Corruption { .. })
         ));
-        let mut newer = Footer { version: 2, ..f }.encode();
+        let mut newer = Footer {
+            version: TABLE_FORMAT_VERSION + 1,
+            ..f
+        }
+        .encode();
         assert!(matches!(
             Footer::decode(&newer, "t", 0),
-            Err(Error::VersionUnsupported { version: 2, .. })
+            Err(Error::VersionUnsupported { version, .. }) if version == TABLE_FORMAT_VERSION + 1
         ));
         newer[70] ^= 1;
         assert!(matches!(

@@ -22,6 +22,7 @@ pub mod cache;
 pub mod format;
 pub mod iter;
 pub mod properties;
+pub mod range_del;
 pub mod scan;
 pub mod table_builder;
 pub mod table_reader;
@@ -32,6 +33,7 @@ pub use cache::BlockCache;
 pub use format::{MAX_SEQ, TABLE_FORMAT_VERSION};
 pub use iter::TableIter;
 pub use properties::Properties;
+pub use range_del::RangeTombstoneIter;
 pub use scan::{ScanEntry, TableScan};
 pub use table_builder::{TableBuilder, TableOptions, TableSummary};
 pub use table_reader::{TableReadOptions, TableReader};
@@ -45,7 +47,8 @@ pub enum ValueKind {
     /// The key was set to the entry's value (code 1).
     Value,
     /// Every key from the entry's key (inclusive) to its value (exclusive) was deleted at this
-    /// sequence number (code 2). Written by the engine's `delete_range`.
+    /// sequence number (code 2). Written by the engine's `delete_range`. Tables store these in
+    /// their range-del record ([`TableReader::range_tombstones`]), never in data blocks.
     RangeTombstone,
 }
 
@@ -69,6 +72,10 @@ impl ValueKind {
         }
     }
 }
+
+/// A range tombstone (the one type shared with the read path): every key in `[start, end)`
+/// written before `seq` is deleted at `seq`.
+pub use crate::iter::RangeTombstone;
 
 /// One entry, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]

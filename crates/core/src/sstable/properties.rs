@@ -2,10 +2,12 @@
 //!
 //! Encoding (version 1): varints `format_version, entries, data_blocks, data_size,
 //! raw_key_bytes, raw_value_bytes, tombstones, min_seq, max_seq`, then `smallest_key` and
-//! `largest_key`, each as varint length + bytes. Later versions may append fields; readers
-//! ignore bytes after the fields they know.
+//! `largest_key`, each as varint length + bytes. Version 2 appends varints `range_tombstones,
+//! range_del_offset, range_del_len` (written only when the table holds range tombstones; absent
+//! means none). Later versions may append fields; readers ignore bytes after the fields they
+//! know.
 
-use super::format::{get_varint, put_varint};
+use super::format::{get_varint, put_varint, BlockHandle};
 use crate::{Error, Result};
 
 /// Facts about one table.
@@ -25,14 +27,18 @@ pub struct Properties {
     pub raw_value_bytes: u64,
     /// Number of tombstone entries.
     pub tombstones: u64,
-    /// Smallest sequence number (0 in an empty table).
+    /// Smallest sequence number of any entry, range tombstones included (0 in an empty table).
     pub min_seq: u64,
-    /// Largest sequence number (0 in an empty table).
+    /// Largest sequence number of any entry, range tombstones included (0 in an empty table).
     pub max_seq: u64,
     /// First user key (empty in an empty table).
     pub smallest_key: Vec<u8>,
     /// Last user key (empty in an empty table).
     pub largest_key: Vec<u8>,
+    /// Number of range tombstones (format version 2; not counted in `entries`).
+    pub range_tombstones: u64,
+    /// The range-tombstone record (format version 2; `0/0` when there are none).
+    pub range_del: BlockHandle,
 }
 
 impl Properties {
@@ -55,6 +61,15 @@ impl Properties {
             put_varint(out, k.len() as u64);
             out.extend_from_slice(k);
         }
+        if self.range_tombstones > 0 {
+            for v in [
+                self.range_tombstones,
+                self.range_del.offset,
+                self.range_del.len,
+            ] {
+                put_varint(out, v);
+            }
+        }
     }
 
     /// Decodes a properties record read at `offset` of `file`.
@@ -75,6 +90,15 @@ impl Properties {
         };
         let smallest_key = key()?;
         let largest_key = key()?;
+        let (mut range_tombstones, mut range_del) = (0, BlockHandle::default());
+        if pos < b.len() || format_version >= 2 {
+            let mut next = || get_varint(b, &mut pos).ok_or_else(bad);
+            range_tombstones = next()?;
+            range_del = BlockHandle {
+                offset: next()?,
+                len: next()?,
+            };
+        }
         Ok(Properties {
             format_version,
             entries,
@@ -87,6 +111,8 @@ impl Properties {
             max_seq,
             smallest_key,
             largest_key,
+            range_tombstones,
+            range_del,
         })
     }
 }
@@ -109,6 +135,7 @@ mod tests {
             max_seq: 1 << 40,
             smallest_key: b"a".to_vec(),
             largest_key: b"zz".to_vec(),
+            ..Properties::default()
         };
         let mut b = Vec::new();
         p.encode(&mut b);
@@ -116,5 +143,18 @@ mod tests {
         for n in 0..b.len() {
             assert!(Properties::decode(&b[..n], "t", 0).is_err());
         }
+        let v2 = Properties {
+            format_version: 2,
+            range_tombstones: 3,
+            range_del: BlockHandle {
+                offset: 100,
+                len: 20,
+            },
+            ..p
+        };
+        let mut b2 = Vec::new();
+        v2.encode(&mut b2);
+        assert_eq!(Properties::decode(&b2, "t", 0).unwrap(), v2);
+        assert!(Properties::decode(&b2[..b.len()], "t", 0).is_err());
     }
 }

@@ -4,8 +4,11 @@ use std::cmp::Ordering;
 
 use super::block_builder::BlockBuilder;
 use super::bloom;
-use super::format::{put_varint, BlockHandle, Footer, KIND_VALUE, MAX_SEQ, TABLE_FORMAT_VERSION};
-use super::{compare_internal, Properties, ValueKind};
+use super::format::{
+    put_varint, BlockHandle, Footer, KIND_RANGE_TOMBSTONE, KIND_VALUE, MAX_SEQ,
+    TABLE_FORMAT_VERSION, TABLE_FORMAT_VERSION_V1,
+};
+use super::{compare_internal, Properties, RangeTombstone, ValueKind};
 use crate::recordio::{Compression, Writer, WriterOptions};
 use crate::storage::FileHandle;
 use crate::{Error, Result};
@@ -70,6 +73,8 @@ pub struct TableBuilder {
     props: Properties,
     scratch: Vec<u8>,
     handle_buf: Vec<u8>,
+    /// Range tombstones, kept apart from the data blocks and written as one record by `finish`.
+    range_tombstones: Vec<RangeTombstone>,
     failed: bool,
 }
 
@@ -106,11 +111,12 @@ impl TableBuilder {
             last_seq: 0,
             hashes: Vec::new(),
             props: Properties {
-                format_version: TABLE_FORMAT_VERSION,
+                format_version: TABLE_FORMAT_VERSION_V1,
                 ..Properties::default()
             },
             scratch: Vec::new(),
             handle_buf: Vec::new(),
+            range_tombstones: Vec::new(),
             failed: false,
         })
     }
@@ -118,6 +124,10 @@ impl TableBuilder {
     /// Adds an entry. Requires (`key`, `seq`) to come strictly after the previous entry in table
     /// order and `seq <= MAX_SEQ`; otherwise [`Error::InvalidArgument`] and nothing is added.
     /// A tombstone's `value` is stored as given (normally empty).
+    ///
+    /// A [`ValueKind::RangeTombstone`] (`key` = start, `value` = exclusive end) goes to
+    /// [`TableBuilder::add_range_tombstone`] instead: it takes no part in the order of point
+    /// entries.
     #[inline]
     pub fn add(&mut self, key: &[u8], seq: u64, kind: ValueKind, value: &[u8]) -> Result<()> {
         self.check_usable()?;
@@ -125,6 +135,9 @@ impl TableBuilder {
             return Err(Error::InvalidArgument(format!(
                 "sequence number {seq} is above the maximum {MAX_SEQ}"
             )));
+        }
+        if kind == ValueKind::RangeTombstone {
+            return self.add_range_tombstone(key, value, seq);
         }
         if key.len().saturating_add(value.len()) > MAX_ENTRY_SIZE {
             return Err(Error::InvalidArgument(format!(
@@ -190,6 +203,41 @@ impl TableBuilder {
             self.flush_block()?;
         }
         Ok(())
+    }
+
+    /// Adds a range tombstone deleting `[start, end)` at `seq`, in any order relative to other
+    /// entries. The table is then written in format version 2 with a range-del record. An empty
+    /// range (`start >= end`) deletes nothing and is not stored.
+    /// Errors: `seq > MAX_SEQ` → [`Error::InvalidArgument`].
+    pub fn add_range_tombstone(&mut self, start: &[u8], end: &[u8], seq: u64) -> Result<()> {
+        self.check_usable()?;
+        if start >= end {
+            return Ok(());
+        }
+        if seq > MAX_SEQ {
+            return Err(Error::InvalidArgument(format!(
+                "{}: range tombstone [{:?}, {:?}) at seq {seq} is above the maximum sequence",
+                self.file_name,
+                String::from_utf8_lossy(start),
+                String::from_utf8_lossy(end)
+            )));
+        }
+        if start.len().saturating_add(end.len()) > MAX_ENTRY_SIZE {
+            return Err(Error::InvalidArgument(
+                "range tombstone bounds over the table entry limit".into(),
+            ));
+        }
+        self.range_tombstones.push(RangeTombstone {
+            start: start.to_vec(),
+            end: end.to_vec(),
+            seq,
+        });
+        Ok(())
+    }
+
+    /// Number of range tombstones added so far.
+    pub fn range_tombstones(&self) -> u64 {
+        self.range_tombstones.len() as u64
     }
 
     /// Number of entries added so far.
@@ -268,6 +316,9 @@ impl TableBuilder {
         let data_end = self.writer.offset();
         self.props.data_size = data_end.saturating_sub(self.header_len());
         self.props.largest_key = std::mem::take(&mut self.last_key);
+        if !self.range_tombstones.is_empty() {
+            self.write_range_del_record()?;
+        }
 
         let filter = if self.options.bloom_bits_per_key > 0 && !self.hashes.is_empty() {
             bloom::build(
@@ -294,7 +345,7 @@ impl TableBuilder {
             filter,
             properties,
             data_end,
-            version: TABLE_FORMAT_VERSION,
+            version: self.props.format_version,
         };
         let (file, size) = self.writer.finish()?;
         file.write_at(size, &footer.encode())?;
@@ -305,6 +356,43 @@ impl TableBuilder {
             file_size: size + super::format::FOOTER_LEN as u64,
             properties: self.props,
         })
+    }
+
+    /// Writes the range tombstones, sorted by start (then seq descending), as one record in the
+    /// data block format; records it in the properties and moves the table to version 2.
+    fn write_range_del_record(&mut self) -> Result<()> {
+        let mut rts = std::mem::take(&mut self.range_tombstones);
+        rts.sort_by(|a, b| {
+            compare_internal(&a.start, a.seq, &b.start, b.seq).then_with(|| a.end.cmp(&b.end))
+        });
+        let mut block = BlockBuilder::new(16, 4096);
+        for t in &rts {
+            block.add(
+                &t.start,
+                t.seq << 8 | u64::from(KIND_RANGE_TOMBSTONE),
+                &t.end,
+            );
+        }
+        let offset = self
+            .writer
+            .write_with(Some(block.finish()), Compression::None)?;
+        let p = &mut self.props;
+        p.range_del = BlockHandle {
+            offset,
+            len: self.writer.offset() - offset,
+        };
+        p.range_tombstones = rts.len() as u64;
+        p.format_version = TABLE_FORMAT_VERSION;
+        for (i, t) in rts.iter().enumerate() {
+            if i == 0 && p.entries == 0 {
+                p.min_seq = t.seq;
+                p.max_seq = t.seq;
+            }
+            p.min_seq = p.min_seq.min(t.seq);
+            p.max_seq = p.max_seq.max(t.seq);
+        }
+        self.range_tombstones = rts;
+        Ok(())
     }
 
     fn header_len(&self) -> u64 {

@@ -7,7 +7,10 @@ use std::sync::Arc;
 use super::block::{Block, BlockCursor};
 use super::bloom::BloomFilter;
 use super::format::{get_varint, BlockHandle, Footer, FOOTER_LEN};
-use super::{compare_internal, BlockCache, Entry, Properties, TableIter, TableScan};
+use super::{
+    compare_internal, BlockCache, Entry, Properties, RangeTombstone, RangeTombstoneIter, TableIter,
+    TableScan, ValueKind,
+};
 use crate::recordio::{Reader, ReaderOptions};
 use crate::storage::FileHandle;
 use crate::{Error, Result};
@@ -63,6 +66,7 @@ pub(crate) struct Inner {
     /// thousands of blocks), and all a cache hit needs.
     index_hot: Vec<(u64, u64)>,
     pub(crate) index: Vec<IndexEntry>,
+    range_tombstones: Arc<[RangeTombstone]>,
     cache: Option<Arc<BlockCache>>,
     table_id: u64,
 }
@@ -133,6 +137,32 @@ impl TableReader {
                 Error::corruption(&*name, footer.filter.offset, "malformed Bloom filter")
             })?)
         };
+        let range_tombstones = if properties.range_tombstones == 0 {
+            Arc::from(Vec::new())
+        } else {
+            let h = properties.range_del;
+            if !in_meta(h) {
+                return Err(Error::corruption(
+                    &*name,
+                    footer.properties.offset,
+                    "range-del handle points outside the table",
+                ));
+            }
+            let block = Block::new(read_meta(h, "range-del")?, name.clone(), h.offset)?;
+            let list = decode_range_tombstones(block, &name, h.offset)?;
+            if list.len() as u64 != properties.range_tombstones {
+                return Err(Error::corruption(
+                    &*name,
+                    h.offset,
+                    format!(
+                        "range-del record holds {} tombstones, properties {}",
+                        list.len(),
+                        properties.range_tombstones
+                    ),
+                ));
+            }
+            Arc::from(list)
+        };
         let index_block = Block::new(
             read_meta(footer.index, "index")?,
             name.clone(),
@@ -174,6 +204,7 @@ impl TableReader {
                 index_keys,
                 index_hot,
                 index,
+                range_tombstones,
                 cache: options.cache,
                 table_id,
             }),
@@ -199,8 +230,32 @@ impl TableReader {
             .is_none_or(|f| f.may_contain(key))
     }
 
-    /// The newest version of `key` with a sequence number `<= snapshot_seq`, tombstones
-    /// included (so a caller can stop looking in older tables), or `None`.
+    /// The table's range tombstones, sorted by start key, then sequence number descending
+    /// (empty for format version 1). Loaded at open.
+    pub fn range_tombstones(&self) -> &Arc<[RangeTombstone]> {
+        &self.inner.range_tombstones
+    }
+
+    /// A cursor over [`TableReader::range_tombstones`] as internal entries (key = start, value =
+    /// end, kind [`ValueKind::RangeTombstone`]), to merge beside [`TableReader::iter`].
+    pub fn range_tombstone_iter(&self) -> RangeTombstoneIter {
+        RangeTombstoneIter::new(self.inner.range_tombstones.clone())
+    }
+
+    /// Every entry of the table as one stream in internal order: the point entries
+    /// ([`TableReader::iter`]) merged with the range tombstones
+    /// ([`TableReader::range_tombstone_iter`]).
+    pub fn full_iter(&self) -> crate::iter::MergingIterator<'static> {
+        crate::iter::MergingIterator::new(vec![
+            Box::new(self.iter()),
+            Box::new(self.range_tombstone_iter()),
+        ])
+    }
+
+    /// The newest point version of `key` with a sequence number `<= snapshot_seq`, tombstones
+    /// included (so a caller can stop looking in older tables), or `None`. Range tombstones
+    /// are not consulted: a caller checks [`TableReader::range_tombstones`] (of this and newer
+    /// tables) for one covering the answer.
     pub fn get(&self, key: &[u8], snapshot_seq: u64) -> Result<Option<Entry>> {
         if !self.may_contain(key) {
             return Ok(None);
@@ -302,6 +357,28 @@ fn key_prefix(key: &[u8]) -> u64 {
         dst.copy_from_slice(src);
     }
     u64::from_be_bytes(b)
+}
+
+/// Decodes the range-del record: entries of kind 2, start < end, in table order.
+fn decode_range_tombstones(block: Block, name: &str, at: u64) -> Result<Vec<RangeTombstone>> {
+    let mut out: Vec<RangeTombstone> = Vec::new();
+    let mut c = BlockCursor::new(Arc::new(block));
+    c.seek_to_first()?;
+    while c.valid() {
+        let ordered = out
+            .last()
+            .is_none_or(|p| compare_internal(&p.start, p.seq, c.key(), c.seq()).is_le());
+        if c.kind() != ValueKind::RangeTombstone || c.key() >= c.value() || !ordered {
+            return Err(Error::corruption(name, at, "malformed range-del record"));
+        }
+        out.push(RangeTombstone {
+            start: c.key().to_vec(),
+            end: c.value().to_vec(),
+            seq: c.seq(),
+        });
+        c.next()?;
+    }
+    Ok(out)
 }
 
 type Index = (Vec<u8>, Vec<IndexEntry>);

@@ -1,0 +1,201 @@
+//! Keyspaces (named column families sharing one WAL) and atomic batches across them.
+
+use std::sync::Arc;
+
+use crate::batch::WriteBatch;
+use crate::db::core::DbInner;
+use crate::db::iterator::DbIterator;
+use crate::db::keys;
+use crate::db::{IterOptions, WriteOptions};
+use crate::version_edit::VersionEdit;
+use crate::{Error, Result};
+
+/// A named keyspace of a database. Keys of different keyspaces never collide. All keyspaces
+/// share one write-ahead log, so a [`Batch`] across keyspaces is atomic. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Keyspace {
+    pub(crate) db: Arc<DbInner>,
+    pub(crate) id: u32,
+    pub(crate) name: Arc<str>,
+}
+
+impl Keyspace {
+    /// The keyspace's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sets `key` to `value`. When it returns, the write has reached the OS.
+    pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.put_opt(key, value, WriteOptions::default())
+    }
+
+    /// Sets `key` to `value`, synced to stable storage if `options.sync`.
+    pub fn put_opt(&self, key: &[u8], value: &[u8], options: WriteOptions) -> Result<()> {
+        let mut b = Batch::new();
+        b.put(self, key, value)?;
+        self.db.write(b.take(&self.db)?, options.sync).map(|_| ())
+    }
+
+    /// The value of `key`, or `None`.
+    pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.db.check_key(key)?;
+        let snapshot = self.db.commit.visible_seq();
+        self.db.get_stored(&keys::encode(self.id, key), snapshot)
+    }
+
+    /// Deletes `key` (a tombstone; deleting a missing key is fine).
+    pub fn delete(&self, key: &[u8]) -> Result<()> {
+        self.delete_opt(key, WriteOptions::default())
+    }
+
+    /// Deletes `key`, synced if `options.sync`.
+    pub fn delete_opt(&self, key: &[u8], options: WriteOptions) -> Result<()> {
+        let mut b = Batch::new();
+        b.delete(self, key)?;
+        self.db.write(b.take(&self.db)?, options.sync).map(|_| ())
+    }
+
+    /// Deletes every key in `[start, end)` with one range tombstone (not a delete per key).
+    pub fn delete_range(&self, start: &[u8], end: &[u8]) -> Result<()> {
+        let mut b = Batch::new();
+        b.delete_range(self, start, end)?;
+        self.db.write(b.take(&self.db)?, false).map(|_| ())
+    }
+
+    /// An iterator over the keyspace at the current state (it sees a snapshot taken now).
+    pub fn iter(&self, options: IterOptions) -> Result<DbIterator> {
+        DbIterator::new(&self.db, self.id, self.db.commit.visible_seq(), &options)
+    }
+
+    /// The keyspace `name` of `db`, created (durably, in the manifest) if missing.
+    pub(crate) fn open(db: &Arc<DbInner>, name: &str) -> Result<Keyspace> {
+        db.check_open()?;
+        if name.is_empty() || name.len() > 255 {
+            return Err(Error::InvalidArgument(
+                "a keyspace name must be 1 to 255 bytes long".into(),
+            ));
+        }
+        let mut st = db.state();
+        let id = match st.keyspaces.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = st.keyspaces.values().max().map_or(0, |m| m + 1);
+                let edit = VersionEdit {
+                    keyspaces_created: vec![(id, name.to_owned())],
+                    ..VersionEdit::default()
+                };
+                let st = &mut *st;
+                st.manifest.log_and_apply(&mut st.versions, edit)?;
+                st.keyspaces.insert(name.to_owned(), id);
+                id
+            }
+        };
+        Ok(Keyspace {
+            db: db.clone(),
+            id,
+            name: name.into(),
+        })
+    }
+}
+
+/// An atomic group of writes, possibly across keyspaces of one database: after a crash either
+/// all of them are there or none.
+#[derive(Debug, Default)]
+pub struct Batch {
+    inner: WriteBatch,
+    db: Option<Arc<DbInner>>,
+    scratch: Vec<u8>,
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    /// Sets `key` to `value` in `keyspace`. Errors: `InvalidArgument` for an oversize key or
+    /// value, or a keyspace of another database.
+    pub fn put(&mut self, keyspace: &Keyspace, key: &[u8], value: &[u8]) -> Result<&mut Batch> {
+        self.bind(keyspace)?;
+        keyspace.db.check_key(key)?;
+        keyspace.db.check_value(value)?;
+        keys::encode_into(&mut self.scratch, keyspace.id, key);
+        self.inner.put(&self.scratch, value)?;
+        Ok(self)
+    }
+
+    /// Deletes `key` from `keyspace`.
+    pub fn delete(&mut self, keyspace: &Keyspace, key: &[u8]) -> Result<&mut Batch> {
+        self.bind(keyspace)?;
+        keyspace.db.check_key(key)?;
+        keys::encode_into(&mut self.scratch, keyspace.id, key);
+        self.inner.delete(&self.scratch)?;
+        Ok(self)
+    }
+
+    /// Deletes every key in `[start, end)` of `keyspace` (`start < end`).
+    pub fn delete_range(
+        &mut self,
+        keyspace: &Keyspace,
+        start: &[u8],
+        end: &[u8],
+    ) -> Result<&mut Batch> {
+        self.bind(keyspace)?;
+        keyspace.db.check_key(start)?;
+        keyspace.db.check_key(end)?;
+        if start >= end {
+            return Err(Error::InvalidArgument(
+                "delete_range needs start < end".into(),
+            ));
+        }
+        self.inner.delete_range(
+            &keys::encode(keyspace.id, start),
+            &keys::encode(keyspace.id, end),
+        )?;
+        Ok(self)
+    }
+
+    /// Number of operations.
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether the batch holds no operation.
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// Removes every operation.
+    pub fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    fn bind(&mut self, keyspace: &Keyspace) -> Result<()> {
+        match &self.db {
+            Some(db) if !Arc::ptr_eq(db, &keyspace.db) => Err(Error::InvalidArgument(
+                "a batch can only hold writes to keyspaces of one database".into(),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.db = Some(keyspace.db.clone());
+                Ok(())
+            }
+        }
+    }
+
+    /// The encoded batch, for committing to `db` (which must be the batch's database).
+    pub(crate) fn encoded_for(&self, db: &Arc<DbInner>) -> Result<WriteBatch> {
+        match &self.db {
+            Some(own) if !Arc::ptr_eq(own, db) => Err(Error::InvalidArgument(
+                "the batch holds writes to another database".into(),
+            )),
+            _ => Ok(self.inner.clone()),
+        }
+    }
+
+    fn take(mut self, db: &Arc<DbInner>) -> Result<WriteBatch> {
+        self.encoded_for(db)?;
+        Ok(std::mem::take(&mut self.inner))
+    }
+}

@@ -1,0 +1,257 @@
+//! Flush and compaction as bounded steps (`Db::maintain`), and `compact_range`.
+
+use std::sync::atomic::Ordering;
+use std::sync::PoisonError;
+
+use crate::compaction::{CompactionJob, StepOutcome};
+use crate::compaction_picker::{plan_for_range, CompactionPlan};
+use crate::db::core::{DbInner, View};
+use crate::db::{Budget, MaintainOutcome};
+use crate::file_names::table_file_name;
+use crate::sstable::{TableReadOptions, TableReader};
+use crate::storage::OpenMode;
+use crate::version::{FileMeta, NUM_LEVELS};
+use crate::version_edit::VersionEdit;
+use crate::{Error, Result};
+
+impl DbInner {
+    /// One bounded step: flush the oldest immutable memtable if there is one, else advance
+    /// (or start) a compaction by about `budget.bytes`. A failure poisons the database.
+    pub(crate) fn maintain(&self, budget: Budget) -> Result<MaintainOutcome> {
+        self.check_open()?;
+        let _guard = self
+            .maintenance
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let result = self.maintain_locked(budget);
+        if let Err(e) = &result {
+            if !matches!(e, Error::Closed(_)) {
+                self.poison(e);
+            }
+        }
+        result
+    }
+
+    fn maintain_locked(&self, budget: Budget) -> Result<MaintainOutcome> {
+        if let Some(written) = self.flush_oldest()? {
+            return Ok(MaintainOutcome {
+                bytes_written: written,
+                more: true,
+            });
+        }
+        self.compaction_step(budget.bytes, None)
+    }
+
+    /// Writes the oldest immutable memtable to an L0 table; `None` if there is none.
+    /// Requires the maintenance lock.
+    pub(crate) fn flush_oldest(&self) -> Result<Option<u64>> {
+        let (mem, number) = {
+            let mut st = self.state();
+            let Some(imm) = st.imms.first() else {
+                return Ok(None);
+            };
+            let mem = imm.mem.clone();
+            (mem, st.versions.new_file_number())
+        };
+        let meta = crate::compaction_output::flush(
+            &self.storage,
+            number,
+            &mut mem.iter(),
+            &self.table_options,
+        )?;
+        let written = meta.as_ref().map_or(0, |m| m.size);
+        {
+            let mut st = self.state();
+            // WALs before the next memtable still waiting (or the live one) are obsolete.
+            let log_number = st.imms.get(1).map_or(st.mem_wal, |i| i.wal);
+            let edit = VersionEdit {
+                log_number: Some(log_number),
+                files_added: meta.into_iter().map(|m| (0, m)).collect(),
+                ..VersionEdit::default()
+            };
+            let st = &mut *st;
+            // The table holds these sequence numbers now; the WAL that held them goes away.
+            st.versions.set_last_sequence(mem.max_seq().unwrap_or(0));
+            st.manifest.log_and_apply(&mut st.versions, edit)?;
+            st.imms.remove(0);
+            let view = self.view();
+            self.set_view(View {
+                mem: view.mem.clone(),
+                imms: st.imms.iter().rev().map(|i| i.mem.clone()).collect(),
+                version: st.versions.current(),
+            });
+        }
+        self.counters
+            .table_bytes
+            .fetch_add(written, Ordering::Relaxed);
+        self.delete_obsolete_files()?;
+        Ok(Some(written))
+    }
+
+    /// Advances the compaction in progress, or starts the one the tree needs most (or, with
+    /// `forced`, the given plan). Requires the maintenance lock.
+    pub(crate) fn compaction_step(
+        &self,
+        budget: u64,
+        forced: Option<CompactionPlan>,
+    ) -> Result<MaintainOutcome> {
+        let job = {
+            let mut st = self.state();
+            match st.job.take() {
+                Some(job) => Some(job),
+                None => {
+                    let version = st.versions.current();
+                    let plan = match forced {
+                        Some(p) => Some(p),
+                        None => {
+                            let st = &mut *st;
+                            st.picker.pick(&version, &self.compaction_options)
+                        }
+                    };
+                    match plan {
+                        Some(plan) => {
+                            drop(st);
+                            Some(self.start_job(plan)?)
+                        }
+                        None => None,
+                    }
+                }
+            }
+        };
+        let Some(mut job) = job else {
+            return Ok(MaintainOutcome::default());
+        };
+        let before = job.stats().bytes_written;
+        let outcome = job.step(budget.max(1), &mut || {
+            self.state().versions.new_file_number()
+        })?;
+        let written = job.stats().bytes_written - before;
+        self.counters
+            .table_bytes
+            .fetch_add(written, Ordering::Relaxed);
+        match outcome {
+            StepOutcome::Pending => {
+                self.state().job = Some(job);
+                Ok(MaintainOutcome {
+                    bytes_written: written,
+                    more: true,
+                })
+            }
+            StepOutcome::Done => {
+                let edit = job.finish()?;
+                {
+                    let mut st = self.state();
+                    let st = &mut *st;
+                    st.manifest.log_and_apply(&mut st.versions, edit)?;
+                    let view = self.view();
+                    self.set_view(View {
+                        mem: view.mem.clone(),
+                        imms: view.imms.clone(),
+                        version: st.versions.current(),
+                    });
+                }
+                self.delete_obsolete_files()?;
+                let more = self.needs_compaction();
+                Ok(MaintainOutcome {
+                    bytes_written: written,
+                    more,
+                })
+            }
+        }
+    }
+
+    fn start_job(&self, plan: CompactionPlan) -> Result<CompactionJob> {
+        let version = self.state().versions.current();
+        let mut tables = Vec::new();
+        for (_, f) in plan.all_inputs() {
+            tables.push(self.table(f)?);
+        }
+        let bottommost = plan.is_bottommost(&version);
+        CompactionJob::new(
+            self.storage.clone(),
+            plan,
+            tables,
+            self.snapshots.sequences(),
+            bottommost,
+            self.compaction_options.clone(),
+        )
+    }
+
+    /// Whether some level is over its target.
+    pub(crate) fn needs_compaction(&self) -> bool {
+        let version = self.state().versions.current();
+        crate::compaction_picker::CompactionPicker::scores(&version, &self.compaction_options)
+            .iter()
+            .any(|&s| s >= 1.0)
+    }
+
+    /// Flushes every memtable, then compacts `[start, end]` level by level down to the last
+    /// level holding data.
+    pub(crate) fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.flush_all()?;
+        let _guard = self
+            .maintenance
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Finish whatever compaction is in progress first.
+        while self.state().job.is_some() {
+            self.compaction_step(u64::MAX, None)?;
+        }
+        for level in 0..NUM_LEVELS - 1 {
+            let version = self.state().versions.current();
+            // Push data down to the deepest level holding any (out of L0 at least), where
+            // tombstones can finally be dropped.
+            match version.deepest_nonempty_level() {
+                None => break,
+                Some(deepest) if level >= deepest.max(1) => break,
+                Some(_) => {}
+            }
+            if let Some(plan) = plan_for_range(&version, level, start, end) {
+                self.compaction_step(u64::MAX, Some(plan))?;
+                while self.state().job.is_some() {
+                    self.compaction_step(u64::MAX, None)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes the live memtable immutable (if it holds anything) and flushes every immutable
+    /// memtable.
+    pub(crate) fn flush_all(&self) -> Result<()> {
+        self.switch_memtable(true)?;
+        let _guard = self
+            .maintenance
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while self.flush_oldest()?.is_some() {}
+        Ok(())
+    }
+
+    /// The open table for `file` (from the table cache, or opened now).
+    pub(crate) fn table(&self, file: &FileMeta) -> Result<TableReader> {
+        if let Some(t) = self
+            .tables
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&file.number)
+        {
+            return Ok(t.clone());
+        }
+        let handle = self
+            .storage
+            .open(&table_file_name(file.number), OpenMode::Read)?;
+        let table = TableReader::open(
+            handle,
+            TableReadOptions {
+                cache: Some(self.cache.clone()),
+                ..TableReadOptions::default()
+            },
+        )?;
+        self.tables
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(file.number, table.clone());
+        Ok(table)
+    }
+}

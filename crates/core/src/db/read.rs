@@ -1,0 +1,131 @@
+//! The read path: point reads and iterators over a consistent view.
+
+use std::sync::Arc;
+
+use crate::db::core::{DbInner, View};
+use crate::iter::{
+    BoxedInternalIterator, KeyBounds, MergingIterator, RangeTombstone, RangeTombstoneSet,
+};
+use crate::sstable::ValueKind;
+use crate::version::NUM_LEVELS;
+use crate::Result;
+
+/// The engine-level iterator: a merge of every source of a view, filtered at a snapshot.
+pub(crate) type ViewIterator = crate::iter::DbIterator<MergingIterator<'static>>;
+
+/// The newest version of a key visible at a snapshot.
+enum Found {
+    /// A value, written at this sequence number.
+    Value(u64, Vec<u8>),
+    /// Deleted (by a point or range tombstone) at this sequence number.
+    Deleted(u64),
+}
+
+impl DbInner {
+    /// The newest value of stored key `key` visible at `snapshot`, or `None` if it is absent,
+    /// deleted, or covered by a newer range tombstone.
+    pub(crate) fn get_stored(&self, key: &[u8], snapshot: u64) -> Result<Option<Vec<u8>>> {
+        self.check_open()?;
+        Ok(match self.lookup(key, snapshot)? {
+            Some(Found::Value(_, v)) => Some(v),
+            Some(Found::Deleted(_)) | None => None,
+        })
+    }
+
+    /// The sequence number of the newest write touching stored key `key` (a value, a delete,
+    /// or a range delete covering it), if any: what a transaction's conflict check compares
+    /// with its snapshot.
+    pub(crate) fn latest_seq(&self, key: &[u8]) -> Result<Option<u64>> {
+        Ok(self.lookup(key, u64::MAX)?.map(|f| match f {
+            Found::Value(seq, _) | Found::Deleted(seq) => seq,
+        }))
+    }
+
+    /// Looks `key` up newest source first — memtable, immutable memtables, L0 newest first,
+    /// then L1 and deeper — so the first version found decides and a deletion never falls
+    /// through to older data. Range tombstones of each source are taken into account before its
+    /// entries; a source's tombstones cannot cover entries of newer sources (the LSM invariant:
+    /// for one key, sequence numbers fall from newer sources to older ones).
+    fn lookup(&self, key: &[u8], snapshot: u64) -> Result<Option<Found>> {
+        let view = self.view();
+        let mut covering: Option<u64> = None;
+        let mut cover = |start: &[u8], end: &[u8], seq: u64| {
+            if seq <= snapshot && start <= key && key < end {
+                covering = Some(covering.map_or(seq, |c| c.max(seq)));
+            }
+        };
+        let decide = |seq: u64, kind: ValueKind, value: &[u8], covering: Option<u64>| match covering
+        {
+            Some(c) if c > seq => Found::Deleted(c),
+            _ if kind == ValueKind::Value => Found::Value(seq, value.to_vec()),
+            _ => Found::Deleted(seq),
+        };
+        for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
+            if mem.has_range_tombstones() {
+                for (start, end, seq) in mem.range_tombstones() {
+                    cover(&start, &end, seq);
+                }
+            }
+            if let Some((seq, kind, value)) = mem.get(key, snapshot) {
+                return Ok(Some(decide(seq, kind, &value, covering)));
+            }
+        }
+        for level in 0..NUM_LEVELS {
+            for file in view.version.files_for_key(level, key) {
+                let table = self.table(&file)?;
+                if file.has_range_tombstones {
+                    for t in table.range_tombstones().iter() {
+                        cover(&t.start, &t.end, t.seq);
+                    }
+                }
+                if let Some(e) = table.get(key, snapshot)? {
+                    return Ok(Some(match decide(e.seq, e.kind, &[], covering) {
+                        Found::Value(seq, _) => Found::Value(seq, e.value),
+                        deleted => deleted,
+                    }));
+                }
+            }
+        }
+        Ok(covering.map(Found::Deleted))
+    }
+
+    /// An iterator over stored keys within `bounds` at `snapshot`, and the view it reads
+    /// (keep it alive as long as the iterator: it pins the tables).
+    pub(crate) fn view_iterator(
+        &self,
+        snapshot: u64,
+        bounds: KeyBounds,
+    ) -> Result<(ViewIterator, Arc<View>)> {
+        self.check_open()?;
+        let view = self.view();
+        let mut sources: Vec<BoxedInternalIterator<'static>> = Vec::new();
+        let mut tombstones: Vec<RangeTombstone> = Vec::new();
+        for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {
+            sources.push(Box::new(mem.iter()));
+            if mem.has_range_tombstones() {
+                tombstones.extend(mem.range_tombstones().into_iter().map(RangeTombstone::from));
+            }
+        }
+        let (lo, hi) = (bound_key(&bounds.lower), bound_key(&bounds.upper));
+        for level in 0..NUM_LEVELS {
+            for file in view.version.overlapping(level, lo, hi) {
+                let table = self.table(&file)?;
+                if file.has_range_tombstones {
+                    tombstones.extend(table.range_tombstones().iter().cloned());
+                }
+                sources.push(Box::new(table.iter()));
+            }
+        }
+        let set = Arc::new(RangeTombstoneSet::from_tombstones(tombstones));
+        let iter =
+            crate::iter::DbIterator::new(MergingIterator::new(sources), set, snapshot, bounds);
+        Ok((iter, view))
+    }
+}
+
+fn bound_key(b: &std::ops::Bound<Vec<u8>>) -> Option<&[u8]> {
+    match b {
+        std::ops::Bound::Included(k) | std::ops::Bound::Excluded(k) => Some(k),
+        std::ops::Bound::Unbounded => None,
+    }
+}

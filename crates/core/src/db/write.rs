@@ -1,0 +1,159 @@
+//! The write path: size checks, room in the memtable (switching it, slowing writers down
+//! smoothly when flush or compaction falls behind), and group commit.
+
+use std::sync::atomic::Ordering;
+
+use crate::batch::WriteBatch;
+use crate::db::background::STEP_BUDGET;
+use crate::db::core::{DbInner, Immutable, View};
+use crate::memtable::MemTable;
+use crate::wal::{WalOptions, WalWriter};
+use crate::{Error, Result};
+
+impl DbInner {
+    /// Commits `batch` (keys already carry their keyspace prefix). Returns the batch's first
+    /// sequence number. When it returns, the batch is in the WAL (synced if `sync`), in the
+    /// memtable, and visible to new reads.
+    pub(crate) fn write(&self, batch: WriteBatch, sync: bool) -> Result<u64> {
+        self.check_writable()?;
+        if batch.is_empty() {
+            return Ok(self.commit.visible_seq());
+        }
+        self.make_room()?;
+        let bytes = batch.approximate_size() as u64;
+        let result = self.commit.commit(batch, sync, &mut |first_seq, b| {
+            self.view().mem.apply(first_seq, b);
+            Ok(())
+        });
+        match result {
+            Ok(seq) => {
+                self.counters.user_bytes.fetch_add(bytes, Ordering::Relaxed);
+                self.counters.wal_bytes.fetch_add(bytes, Ordering::Relaxed);
+                Ok(seq)
+            }
+            // A WAL failure poisons the group commit: say so, with the cause.
+            Err(e) => Err(match self.commit.poisoned() {
+                Some(_) => Error::Poisoned {
+                    cause: e.to_string(),
+                },
+                None => e,
+            }),
+        }
+    }
+
+    /// Commits `batch` only if `check` passes, with no other commit in between (optimistic
+    /// transactions).
+    pub(crate) fn commit_checked(
+        &self,
+        batch: WriteBatch,
+        sync: bool,
+        check: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
+        self.check_writable()?;
+        self.make_room()?;
+        let bytes = batch.approximate_size() as u64;
+        self.commit
+            .commit_checked(batch, sync, check, &mut |first_seq, b| {
+                self.view().mem.apply(first_seq, b);
+                Ok(())
+            })?;
+        self.counters.user_bytes.fetch_add(bytes, Ordering::Relaxed);
+        self.counters.wal_bytes.fetch_add(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// `InvalidArgument` unless `key` fits the key size limit.
+    pub(crate) fn check_key(&self, key: &[u8]) -> Result<()> {
+        if key.len() > self.options.max_key_size {
+            return Err(Error::InvalidArgument(format!(
+                "key of {} bytes is over the limit of {} bytes",
+                key.len(),
+                self.options.max_key_size
+            )));
+        }
+        Ok(())
+    }
+
+    /// `InvalidArgument` unless `value` fits the value size limit.
+    pub(crate) fn check_value(&self, value: &[u8]) -> Result<()> {
+        if value.len() > self.options.max_value_size {
+            return Err(Error::InvalidArgument(format!(
+                "value of {} bytes is over the limit of {} bytes",
+                value.len(),
+                self.options.max_value_size
+            )));
+        }
+        Ok(())
+    }
+
+    /// Makes sure the live memtable has room. A full memtable becomes immutable (a new WAL is
+    /// started). When immutable memtables or L0 tables pile up past their limits, this writer
+    /// first performs bounded maintenance steps itself: writes slow down by the work they cause
+    /// instead of stalling behind an unbounded amount of it.
+    fn make_room(&self) -> Result<()> {
+        loop {
+            let view = self.view();
+            let imms = view.imms.len();
+            let l0 = view.version.files(0).len();
+            let full = view.mem.approximate_memory() >= self.options.memtable_size;
+            drop(view);
+            if imms >= self.options.max_immutable_memtables {
+                // Too many memtables wait for flush: flush one here (bounded by the memtable
+                // size), unless the background thread is already doing it.
+                self.maintain(STEP_BUDGET)?;
+                if full && self.view().imms.len() >= self.options.max_immutable_memtables {
+                    continue;
+                }
+            } else if l0 >= self.options.l0_slowdown_trigger * 2 {
+                self.maintain(STEP_BUDGET)?;
+            } else if l0 >= self.options.l0_slowdown_trigger {
+                // Gentle slowdown: yield so the background thread can catch up.
+                std::thread::yield_now();
+            }
+            if !full {
+                return Ok(());
+            }
+            self.switch_memtable(false)?;
+        }
+    }
+
+    /// Makes the live memtable immutable and starts a new WAL for the next one. With `force`
+    /// false, does nothing unless the memtable is full (another writer may have switched it
+    /// already); with `force` true, switches any non-empty memtable.
+    pub(crate) fn switch_memtable(&self, force: bool) -> Result<()> {
+        let switched = self.commit.exclusive(|wal, _last_seq| {
+            let view = self.view();
+            let full = view.mem.approximate_memory() >= self.options.memtable_size;
+            if view.mem.is_empty() || (!force && !full) {
+                return Ok(());
+            }
+            // Everything in the old WAL becomes durable before a newer one exists, so recovery
+            // may stop at the first torn WAL without losing an acknowledged synced write.
+            wal.sync()?;
+            let mut st = self.state();
+            let number = st.versions.new_file_number();
+            let new_wal = WalWriter::create(&*self.storage, number, WalOptions::default())?;
+            *wal = new_wal;
+            let old_wal = std::mem::replace(&mut st.mem_wal, number);
+            st.imms.push(Immutable {
+                mem: view.mem.clone(),
+                wal: old_wal,
+            });
+            self.set_view(View {
+                mem: std::sync::Arc::new(MemTable::new()),
+                imms: st.imms.iter().rev().map(|i| i.mem.clone()).collect(),
+                version: view.version.clone(),
+            });
+            Ok(())
+        });
+        if let Err(e) = &switched {
+            // A failed sync of the old WAL or creation of the new one poisons the database:
+            // the old WAL's durability is unknown, and a half-created WAL left behind would end
+            // recovery's replay before any newer WAL (losing synced writes made after it).
+            self.poison(e);
+        }
+        switched?;
+        self.background.notify();
+        Ok(())
+    }
+}
