@@ -96,6 +96,19 @@ pub fn compare_internal(akey: &[u8], aseq: u64, bkey: &[u8], bseq: u64) -> Order
     akey.cmp(bkey).then(bseq.cmp(&aseq))
 }
 
+/// The first 8 bytes of `key` as a big-endian number, zero-padded. Keys compare like their
+/// prefixes whenever the prefixes differ, so comparing prefixes first skips most memory
+/// accesses to the keys themselves.
+#[inline]
+pub(crate) fn key_prefix(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = key.len().min(8);
+    if let (Some(dst), Some(src)) = (b.get_mut(..n), key.get(..n)) {
+        dst.copy_from_slice(src);
+    }
+    u64::from_be_bytes(b)
+}
+
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     #[test]

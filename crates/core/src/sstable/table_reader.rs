@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::block::{Block, BlockCursor};
 use super::bloom::BloomFilter;
 use super::format::{get_varint, BlockHandle, Footer, FOOTER_LEN};
+use super::key_prefix;
 use super::{
     compare_internal, BlockCache, Entry, Properties, RangeTombstone, RangeTombstoneIter, TableIter,
     TableScan, ValueKind,
@@ -345,18 +346,6 @@ impl Inner {
         }
         Ok(Some(block))
     }
-}
-
-/// The first 8 bytes of `key` as a big-endian number, zero-padded. Keys compare like their
-/// prefixes whenever the prefixes differ.
-#[inline]
-fn key_prefix(key: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = key.len().min(8);
-    if let (Some(dst), Some(src)) = (b.get_mut(..n), key.get(..n)) {
-        dst.copy_from_slice(src);
-    }
-    u64::from_be_bytes(b)
 }
 
 /// Decodes the range-del record: entries of kind 2, start < end, in table order.
