@@ -1,0 +1,136 @@
+//! Regressions at the `Db` level: the two resurrection bugs the engine issue names (go-sstables'
+//! simpledb and a toy Go engine), and every engine bug the model and corruption tests found,
+//! each named after the behaviour it guards.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test fails loudly on any unexpected error"
+)]
+
+use std::sync::Arc;
+
+use shaledb::db::Budget;
+use shaledb::storage::memory::MemoryStorage;
+use shaledb::storage::Storage;
+use shaledb::{Db, IterOptions, Options};
+
+fn small() -> Options {
+    let mut o = Options::default();
+    o.memtable_size = 64 * 1024;
+    o.background_thread = false;
+    o.target_file_size = 16 * 1024;
+    o.base_level_size = 32 * 1024;
+    o.l0_compaction_trigger = 2;
+    o.compression = false;
+    o
+}
+
+fn all(db: &Db, options: IterOptions) -> Vec<(Vec<u8>, Vec<u8>)> {
+    db.iter(options)
+        .unwrap()
+        .collect::<shaledb::Result<Vec<_>>>()
+        .unwrap()
+}
+
+fn keys(db: &Db, options: IterOptions) -> Vec<Vec<u8>> {
+    all(db, options).into_iter().map(|(k, _)| k).collect()
+}
+
+/// go-sstables' simpledb: put k, delete k, then enough small puts (each flushed) to trigger a
+/// compaction that leaves the oldest table out. The tombstone must not be dropped while the
+/// value it hides can still lie below, and k must stay deleted through reopens.
+#[test]
+fn deleted_key_stays_deleted_after_compaction_that_skips_the_oldest_table() {
+    let storage: Arc<dyn Storage> = Arc::new(MemoryStorage::new());
+    let db = Db::open_storage(storage.clone(), small()).unwrap();
+    db.put(b"k", b"old value").unwrap();
+    db.flush().unwrap(); // the oldest table holds k's value
+    db.delete(b"k").unwrap();
+    db.flush().unwrap(); // a newer table holds the tombstone
+    let filler = vec![b'f'; 2000];
+    for round in 0..40u32 {
+        for i in 0..10u32 {
+            db.put(format!("z{round:03}{i:03}").as_bytes(), &filler)
+                .unwrap();
+        }
+        db.flush().unwrap();
+        // A few bounded steps only: compactions of subsets of the tables happen.
+        for _ in 0..3 {
+            db.maintain(Budget { bytes: 8 * 1024 }).unwrap();
+        }
+        assert_eq!(db.get(b"k").unwrap(), None, "round {round}");
+    }
+    while db.maintain(Budget { bytes: 1 << 20 }).unwrap().more {}
+    let stats = db.stats();
+    assert!(
+        stats.level_files.iter().skip(1).sum::<usize>() > 0,
+        "compactions happened: {:?}",
+        stats.level_files
+    );
+    assert_eq!(db.get(b"k").unwrap(), None);
+    assert!(!keys(&db, IterOptions::default()).contains(&b"k".to_vec()));
+    db.close().unwrap();
+
+    let db = Db::open_storage(storage.clone(), small()).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), None, "after reopen");
+    assert!(!keys(&db, IterOptions::default()).contains(&b"k".to_vec()));
+    db.compact_range(None, None).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), None, "after a full compaction");
+    db.close().unwrap();
+    let db = Db::open_storage(storage, small()).unwrap();
+    assert_eq!(
+        db.get(b"k").unwrap(),
+        None,
+        "after a full compaction and reopen"
+    );
+    assert_eq!(
+        all(&db, IterOptions::prefix(b"k".to_vec())),
+        Vec::<(Vec<u8>, Vec<u8>)>::new()
+    );
+}
+
+/// A toy Go engine let a tombstone in the memtable fall through to an older table on `get`.
+#[test]
+fn tombstone_in_memtable_hides_value_in_an_older_table() {
+    let db = Db::open_in_memory(small()).unwrap();
+    db.put(b"j", b"neighbour").unwrap();
+    db.put(b"k", b"v").unwrap();
+    db.flush().unwrap();
+    let before = db.snapshot();
+    db.delete(b"k").unwrap(); // only in the memtable
+    let after = db.snapshot();
+
+    assert_eq!(db.get(b"k").unwrap(), None);
+    assert_eq!(keys(&db, IterOptions::default()), vec![b"j".to_vec()]);
+    assert_eq!(
+        keys(&db, IterOptions::default().reversed()),
+        vec![b"j".to_vec()]
+    );
+    assert_eq!(
+        keys(&db, IterOptions::range(b"k".to_vec(), b"l".to_vec())),
+        Vec::<Vec<u8>>::new()
+    );
+    let mut it = db.iter(IterOptions::default()).unwrap();
+    it.seek(b"k").unwrap();
+    assert!(!it.valid(), "seek to a deleted key finds nothing after it");
+
+    let ks = db.default_keyspace();
+    assert_eq!(after.get(&ks, b"k").unwrap(), None);
+    assert_eq!(
+        after
+            .iter(&ks, IterOptions::default())
+            .unwrap()
+            .map(|r| r.unwrap().0)
+            .collect::<Vec<_>>(),
+        vec![b"j".to_vec()]
+    );
+    // The older snapshot still sees the value.
+    assert_eq!(before.get(&ks, b"k").unwrap(), Some(b"v".to_vec()));
+
+    // The same with a range tombstone in the memtable.
+    db.put(b"m", b"w").unwrap();
+    db.flush().unwrap();
+    db.delete_range(b"l", b"n").unwrap();
+    assert_eq!(db.get(b"m").unwrap(), None);
+    assert_eq!(keys(&db, IterOptions::default()), vec![b"j".to_vec()]);
+}
