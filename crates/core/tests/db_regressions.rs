@@ -10,9 +10,10 @@
 use std::sync::Arc;
 
 use shaledb::db::Budget;
+use shaledb::storage::faulty::FaultyStorage;
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
-use shaledb::{Db, IterOptions, Options};
+use shaledb::{Db, Error, IterOptions, Options, WriteOptions};
 
 fn small() -> Options {
     let mut o = Options::default();
@@ -133,4 +134,37 @@ fn tombstone_in_memtable_hides_value_in_an_older_table() {
     db.delete_range(b"l", b"n").unwrap();
     assert_eq!(db.get(b"m").unwrap(), None);
     assert_eq!(keys(&db, IterOptions::default()), vec![b"j".to_vec()]);
+}
+
+/// The model test found: a failed WAL sync while switching memtables returned an I/O error but
+/// did not poison the database, so later writes got plain I/O errors instead of `Poisoned`.
+#[test]
+fn failed_wal_sync_at_memtable_switch_poisons_the_database() {
+    let faulty = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+    let db = Db::open_storage(Arc::new(faulty.clone()), small()).unwrap();
+    let value = vec![b'v'; 1000];
+    db.put(b"synced", b"yes").unwrap();
+    let mut i = 0u32;
+    // Fill the memtable up to the switch.
+    while db.stats().memtable_bytes < 64 * 1024 {
+        db.put(format!("k{i:05}").as_bytes(), &value).unwrap();
+        i += 1;
+    }
+    faulty.fail_syncs(1);
+    let first = db.put(b"after", b"x");
+    assert!(first.is_err(), "the switch's WAL sync failed: {first:?}");
+    let later = db.put(b"later", b"x");
+    assert!(
+        matches!(later, Err(Error::Poisoned { .. })),
+        "later writes are poisoned, got {later:?}"
+    );
+    assert!(matches!(
+        db.flush(),
+        Err(Error::Poisoned { .. }) | Err(Error::Io { .. })
+    ));
+    faulty.reset_faults();
+    db.close().unwrap();
+    let db = Db::open_storage(Arc::new(faulty), small()).unwrap();
+    assert_eq!(db.get(b"synced").unwrap(), Some(b"yes".to_vec()));
+    db.put_opt(b"after", b"y", WriteOptions::SYNC).unwrap();
 }

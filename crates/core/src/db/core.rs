@@ -359,9 +359,12 @@ impl DbInner {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         // A poisoned database closes without complaint: reopening is how it recovers.
-        synced.or_else(|e| match self.commit.poisoned() {
-            Some(_) => Ok(()),
-            None => Err(e),
+        synced.or_else(|e| {
+            if self.commit.poisoned().is_some() || self.state().poisoned.is_some() {
+                Ok(())
+            } else {
+                Err(e)
+            }
         })
     }
 }

@@ -121,7 +121,7 @@ impl DbInner {
     /// false, does nothing unless the memtable is full (another writer may have switched it
     /// already); with `force` true, switches any non-empty memtable.
     pub(crate) fn switch_memtable(&self, force: bool) -> Result<()> {
-        self.commit.exclusive(|wal, _last_seq| {
+        let switched = self.commit.exclusive(|wal, _last_seq| {
             let view = self.view();
             let full = view.mem.approximate_memory() >= self.options.memtable_size;
             if view.mem.is_empty() || (!force && !full) {
@@ -145,7 +145,13 @@ impl DbInner {
                 version: view.version.clone(),
             });
             Ok(())
-        })?;
+        });
+        // A failed sync of the old WAL (or a full disk creating the new one) poisons the
+        // database like a failed commit does: later writes get `Poisoned` with the cause.
+        if let Err(e) = &switched {
+            self.poison(e);
+        }
+        switched?;
         self.background.notify();
         Ok(())
     }
