@@ -168,3 +168,87 @@ fn failed_wal_sync_at_memtable_switch_poisons_the_database() {
     assert_eq!(db.get(b"synced").unwrap(), Some(b"yes".to_vec()));
     db.put_opt(b"after", b"y", WriteOptions::SYNC).unwrap();
 }
+
+/// A closed database with two WALs: an immutable memtable's (older) and the live one's.
+/// Returns the storage, the WAL names oldest first, and the keys written (value = key).
+fn two_wals() -> (MemoryStorage, Vec<String>, Vec<Vec<u8>>) {
+    let storage = MemoryStorage::new();
+    let db = Db::open_storage(Arc::new(storage.clone()), small()).unwrap();
+    let wals = |s: &MemoryStorage| {
+        let mut v: Vec<String> = s
+            .list()
+            .unwrap()
+            .into_iter()
+            .filter(|n| shaledb::wal::parse_wal_file_name(n).is_some())
+            .collect();
+        v.sort();
+        v
+    };
+    let mut written = Vec::new();
+    let mut i = 0u32;
+    while wals(&storage).len() < 2 || i % 50 != 0 {
+        let k = format!("key{i:05}").into_bytes();
+        let mut v = k.clone();
+        v.resize(500, b'.');
+        db.put(&k, &v).unwrap();
+        written.push(k);
+        i += 1;
+    }
+    db.close().unwrap();
+    let names = wals(&storage);
+    assert_eq!(names.len(), 2);
+    (storage, names, written)
+}
+
+fn file_len(storage: &MemoryStorage, name: &str) -> u64 {
+    storage
+        .open(name, shaledb::storage::OpenMode::Read)
+        .unwrap()
+        .size()
+        .unwrap()
+}
+
+/// The corruption test found: a cut-short WAL followed by a newer WAL was taken for a torn
+/// tail; recovery cut it, deleted the newer WAL, and opened without the writes of both.
+#[test]
+fn damaged_older_wal_is_refused_not_cut_with_the_newer_wals_dropped() {
+    for damage in ["truncate", "flip"] {
+        let (storage, wals, _) = two_wals();
+        let older = &wals[0];
+        let f = storage
+            .open(older, shaledb::storage::OpenMode::ReadWrite)
+            .unwrap();
+        let len = f.size().unwrap();
+        if damage == "truncate" {
+            f.truncate(len / 2).unwrap();
+        } else {
+            let mut b = [0u8];
+            f.read_exact_at(len - 3, &mut b).unwrap();
+            f.write_at(len - 3, &[b[0] ^ 0xFF]).unwrap();
+        }
+        let e = Db::open_storage(Arc::new(storage.clone()), small()).unwrap_err();
+        assert_eq!(e.code(), "CORRUPTION", "{damage}: {e}");
+        assert!(e.to_string().contains(older.as_str()), "{damage}: {e}");
+        assert!(
+            storage.exists(&wals[1]).unwrap(),
+            "{damage}: the newer WAL is kept"
+        );
+    }
+    // A torn tail of the last WAL is still cut off: only its newest writes go.
+    let (storage, wals, written) = two_wals();
+    let last = &wals[1];
+    let len = file_len(&storage, last);
+    storage
+        .open(last, shaledb::storage::OpenMode::ReadWrite)
+        .unwrap()
+        .truncate(len - 10)
+        .unwrap();
+    let db = Db::open_storage(Arc::new(storage), small()).unwrap();
+    let present: Vec<bool> = written
+        .iter()
+        .map(|k| db.get(k).unwrap().is_some())
+        .collect();
+    let kept = present.iter().take_while(|p| **p).count();
+    assert!(present[kept..].iter().all(|p| !p), "a prefix of the writes");
+    assert!(kept >= written.len() - 1, "only the torn write is lost");
+}

@@ -157,6 +157,17 @@ impl DbInner {
                 Ok(())
             })?;
             if let WalEnd::TornTail { valid_up_to } = replay.end {
+                // Only the last WAL can have a torn tail: a WAL is synced whole before a newer
+                // one starts. A damaged or cut-short older WAL is corruption; cutting it and
+                // dropping the newer WALs would silently lose acknowledged writes.
+                if i + 1 < wals.len() {
+                    return Err(Error::corruption(
+                        wal::wal_file_name(number),
+                        valid_up_to,
+                        "WAL is damaged or cut short although newer WALs follow it \
+                         (only the last WAL may end in a torn write)",
+                    ));
+                }
                 // Point-in-time recovery: a torn WAL ends the replay. WALs are synced before a
                 // newer one starts, so nothing acknowledged as synced lies beyond this point.
                 let file = storage.open(
