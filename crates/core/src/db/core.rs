@@ -157,9 +157,13 @@ impl DbInner {
         for (i, &number) in wals.iter().enumerate() {
             let replay = WalReader::replay(&*storage, number, |first_seq, batch| {
                 recovered_mem.apply(first_seq, &batch);
-                last_seq = last_seq.max(first_seq + batch.len() as u64 - 1);
                 Ok(())
             })?;
+            // The replay's own last sequence number: an empty batch (possible on disk, never
+            // written by the engine) has none, and must not underflow `first_seq - 1`.
+            if let Some(seq) = replay.last_seq {
+                last_seq = last_seq.max(seq);
+            }
             if let WalEnd::TornTail { valid_up_to } = replay.end {
                 // Only the last WAL can have a torn tail: a WAL is synced whole before a newer
                 // one starts. A damaged or cut-short older WAL is corruption; cutting it and
