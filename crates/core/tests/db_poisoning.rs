@@ -456,3 +456,23 @@ fn an_open_that_fails_part_way_leaves_a_database_the_next_open_recovers() {
     }
     assert!(failures > 6, "only {failures} opens failed");
 }
+
+#[test]
+fn flush_compaction_and_maintenance_refuse_to_run_on_a_poisoned_database() {
+    let faulty = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+    let storage: Arc<dyn Storage> = Arc::new(faulty.clone());
+    let mut options = Options::default();
+    options.background_thread = false;
+    let db = Db::open_storage(storage, options).unwrap();
+    db.put(b"k", b"v").unwrap();
+    faulty.fail_syncs(1);
+    assert!(db.put_opt(b"k2", b"v", WriteOptions::SYNC).is_err());
+    for result in [
+        db.flush(),
+        db.compact_range(None, None),
+        db.maintain(shaledb::db::Budget { bytes: 1 << 20 })
+            .map(|_| ()),
+    ] {
+        assert!(matches!(result, Err(Error::Poisoned { .. })), "{result:?}");
+    }
+}

@@ -104,6 +104,7 @@ impl DbInner {
         validate(&options)?;
         let lock = storage.lock(LOCK_FILE)?;
         let recovered = manifest::recover(&*storage)?;
+        let manifest_number = recovered.as_ref().map(|r| r.manifest_number);
         let mut versions = match recovered {
             Some(r) => {
                 if options.error_if_exists {
@@ -123,6 +124,9 @@ impl DbInner {
             }
         };
         let names = storage.list()?;
+        if let Some(number) = manifest_number {
+            check_manifest_against_files(&mut versions, &names, number)?;
+        }
         for name in &names {
             if let Some(FileKind::Wal(n) | FileKind::Table(n) | FileKind::Manifest(n)) =
                 parse_file_name(name)
@@ -155,10 +159,25 @@ impl DbInner {
         for (i, &number) in wals.iter().enumerate() {
             let replay = WalReader::replay(&*storage, number, |first_seq, batch| {
                 recovered_mem.apply(first_seq, &batch);
-                last_seq = last_seq.max(first_seq + batch.len() as u64 - 1);
                 Ok(())
             })?;
+            // The replay's own last sequence number: an empty batch (possible on disk, never
+            // written by the engine) has none, and must not underflow `first_seq - 1`.
+            if let Some(seq) = replay.last_seq {
+                last_seq = last_seq.max(seq);
+            }
             if let WalEnd::TornTail { valid_up_to } = replay.end {
+                // Only the last WAL can have a torn tail: a WAL is synced whole before a newer
+                // one starts. A damaged or cut-short older WAL is corruption; cutting it and
+                // dropping the newer WALs would silently lose acknowledged writes.
+                if i + 1 < wals.len() {
+                    return Err(Error::corruption(
+                        wal::wal_file_name(number),
+                        valid_up_to,
+                        "WAL is damaged or cut short although newer WALs follow it \
+                         (only the last WAL may end in a torn write)",
+                    ));
+                }
                 // Point-in-time recovery: a torn WAL ends the replay. WALs are synced before a
                 // newer one starts, so nothing acknowledged as synced lies beyond this point.
                 let file = storage.open(
@@ -372,6 +391,47 @@ impl Drop for DbInner {
     fn drop(&mut self) {
         let _ = self.close();
     }
+}
+
+/// Refuses a manifest that describes files which are gone: a manifest whose damaged last edits
+/// were taken for a torn tail. An edit is synced before anything it makes obsolete is deleted,
+/// so a manifest that lost no edit names only tables that exist, and its log number names an
+/// existing WAL whenever newer WALs exist (a WAL is synced, so it survives a crash, before a
+/// newer one is created). Opening such a manifest would show stale data or fail reads later.
+fn check_manifest_against_files(
+    versions: &mut VersionSet,
+    names: &[String],
+    manifest_number: u64,
+) -> Result<()> {
+    let manifest = crate::file_names::manifest_file_name(manifest_number);
+    let present: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+    for number in versions.live_files() {
+        let table = crate::file_names::table_file_name(number);
+        if !present.contains(table.as_str()) {
+            return Err(Error::corruption(
+                manifest,
+                0,
+                format!("lists table {table}, which is missing (the manifest lost edits?)"),
+            ));
+        }
+    }
+    let log = versions.log_number();
+    let newer_wals = names
+        .iter()
+        .filter_map(|n| wal::parse_wal_file_name(n))
+        .any(|n| n > log);
+    let log_wal = wal::wal_file_name(log);
+    if log > 0 && newer_wals && !present.contains(log_wal.as_str()) {
+        return Err(Error::corruption(
+            manifest,
+            0,
+            format!(
+                "its log number names {log_wal}, which is missing while newer WALs exist \
+                 (the manifest lost edits?)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn validate(options: &Options) -> Result<()> {

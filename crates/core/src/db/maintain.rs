@@ -18,7 +18,7 @@ impl DbInner {
     /// One bounded step: flush the oldest immutable memtable if there is one, else advance
     /// (or start) a compaction by about `budget.bytes`. A failure poisons the database.
     pub(crate) fn maintain(&self, budget: Budget) -> Result<MaintainOutcome> {
-        self.check_open()?;
+        self.check_writable()?;
         let _guard = self
             .maintenance
             .lock()

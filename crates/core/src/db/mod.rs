@@ -192,14 +192,14 @@ impl Db {
 
     /// Writes every memtable to tables (the WAL they were in is then deleted).
     pub fn flush(&self) -> Result<()> {
-        self.inner.check_open()?;
+        self.inner.check_writable()?;
         self.inner.flush_all()
     }
 
     /// Compacts stored keys in `[start, end]` of every keyspace (`None` = unbounded) down to
     /// the deepest level, dropping overwritten versions and tombstones no snapshot needs.
     pub fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-        self.inner.check_open()?;
+        self.inner.check_writable()?;
         self.inner.compact_range(start, end)
     }
 

@@ -31,13 +31,7 @@ impl DbInner {
                 self.counters.wal_bytes.fetch_add(bytes, Ordering::Relaxed);
                 Ok(seq)
             }
-            // A WAL failure poisons the group commit: say so, with the cause.
-            Err(e) => Err(match self.commit.poisoned() {
-                Some(_) => Error::Poisoned {
-                    cause: e.to_string(),
-                },
-                None => e,
-            }),
+            Err(e) => Err(self.commit_failed(e)),
         }
     }
 
@@ -56,10 +50,24 @@ impl DbInner {
             .commit_checked(batch, sync, check, &mut |first_seq, b| {
                 self.view().mem.apply(first_seq, b);
                 Ok(())
-            })?;
+            })
+            .map_err(|e| self.commit_failed(e))?;
         self.counters.user_bytes.fetch_add(bytes, Ordering::Relaxed);
         self.counters.wal_bytes.fetch_add(bytes, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Turns a failed commit into the caller's error: a WAL failure poisons the group commit,
+    /// and then the whole database (`Poisoned`, with the cause) — other errors (a transaction
+    /// conflict) pass through.
+    fn commit_failed(&self, e: Error) -> Error {
+        if self.commit.poisoned().is_none() {
+            return e;
+        }
+        self.poison(&e);
+        Error::Poisoned {
+            cause: e.to_string(),
+        }
     }
 
     /// `InvalidArgument` unless `key` fits the key size limit.
