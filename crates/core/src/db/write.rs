@@ -147,10 +147,12 @@ impl DbInner {
                 mem: view.mem.clone(),
                 wal: old_wal,
             });
+            // The version comes from the state, not from `view`: a flush may have installed a
+            // newer one since `view` was read (views change only under the state lock).
             self.set_view(View {
                 mem: std::sync::Arc::new(MemTable::new()),
                 imms: st.imms.iter().rev().map(|i| i.mem.clone()).collect(),
-                version: view.version.clone(),
+                version: st.versions.current(),
             });
             Ok(())
         });
