@@ -25,6 +25,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::batch::WriteBatch;
 use crate::sstable::MAX_SEQ;
+use crate::storage::FileHandle;
 use crate::wal::{repeat_error, WalWriter};
 use crate::{Error, Result};
 
@@ -66,6 +67,27 @@ struct State {
     poisoned: Option<Error>,
 }
 
+/// Where the WAL stands: `(log number, offset)` pairs order positions across logs (a newer log
+/// is only started once the older one is synced).
+#[derive(Default)]
+struct Durability {
+    /// End of the last group handed to the OS.
+    written: (u64, u64),
+    /// End of what a completed sync covers.
+    synced: (u64, u64),
+    /// A sync is running.
+    syncing: bool,
+    /// A sync failed: nothing after `synced` can be made durable any more.
+    failed: Option<Error>,
+}
+
+/// A group's WAL end and file, when a writer in it asked for `sync`.
+struct SyncTarget {
+    number: u64,
+    end: u64,
+    file: FileHandle,
+}
+
 /// Serializes commits of many threads into one WAL, grouping them. `Send + Sync` natively.
 pub struct GroupCommit {
     state: Mutex<State>,
@@ -73,6 +95,9 @@ pub struct GroupCommit {
     /// Locked only by the leader or an exclusive caller (never contended).
     wal: Mutex<WalWriter>,
     visible_seq: AtomicU64,
+    /// What is written and what is durable, for syncs that run outside leadership.
+    durability: Mutex<Durability>,
+    synced: Condvar,
     commits: AtomicU64,
     groups: AtomicU64,
     syncs: AtomicU64,
@@ -103,6 +128,8 @@ impl GroupCommit {
             wake: Condvar::new(),
             wal: Mutex::new(wal),
             visible_seq: AtomicU64::new(last_seq),
+            durability: Mutex::default(),
+            synced: Condvar::new(),
             commits: AtomicU64::new(0),
             groups: AtomicU64::new(0),
             syncs: AtomicU64::new(0),
@@ -169,7 +196,7 @@ impl GroupCommit {
             let e = Error::InvalidArgument(format!(
                 "sequence numbers exhausted: {next} is past the maximum {MAX_SEQ}"
             ));
-            return self.finish(st, &group, Err(e), ticket);
+            return self.finish(st, &group, Err(e), ticket, true);
         }
         st.next_seq = next;
         drop(st);
@@ -181,30 +208,102 @@ impl GroupCommit {
         };
         let result = self.write_group(&group, &seqs, apply);
         guard.armed = false;
+        let mut st = self.lock_state();
+        let target = match result {
+            Ok(target) => target,
+            Err(e) => return self.finish(st, &group, Err(e), ticket, true),
+        };
+        if next > first_of_group {
+            self.visible_seq.store(next - 1, Ordering::Release);
+        }
+        let Some(target) = target else {
+            return self.finish(st, &group, Ok(seqs), ticket, true);
+        };
+        // Hand leadership on before syncing: the next group writes while this one waits for
+        // the disk, and the next sync then covers it too.
+        st.leading = false;
+        drop(st);
+        self.wake.notify_all();
+        let synced = self.sync_to(&target);
         let st = self.lock_state();
-        let result = result.map(|()| {
-            if next > first_of_group {
-                self.visible_seq.store(next - 1, Ordering::Release);
-            }
-            seqs
-        });
-        self.finish(st, &group, result, ticket)
+        self.finish(st, &group, synced.map(|()| seqs), ticket, false)
     }
 
-    /// Appends, syncs and applies one group (no state lock held).
-    fn write_group(&self, group: &[Pending], seqs: &[u64], apply: &mut ApplyFn<'_>) -> Result<()> {
+    /// Makes the WAL durable up to `target`: returns at once if a completed sync covers it,
+    /// waits if another sync is running, else syncs the file, covering every group written so
+    /// far. A failure is remembered: every later sync fails with it.
+    fn sync_to(&self, target: &SyncTarget) -> Result<()> {
+        let position = (target.number, target.end);
+        let mut d = self
+            .durability
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(e) = &d.failed {
+                return Err(repeat_error(e, "an earlier WAL sync failed"));
+            }
+            if d.synced >= position {
+                return Ok(());
+            }
+            if !d.syncing {
+                break;
+            }
+            d = self.synced.wait(d).unwrap_or_else(PoisonError::into_inner);
+        }
+        d.syncing = true;
+        let covered = if d.written.0 == target.number {
+            d.written.max(position)
+        } else {
+            position
+        };
+        drop(d);
+        let r = target.file.sync();
+        let mut d = self
+            .durability
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        d.syncing = false;
+        match &r {
+            Ok(()) => {
+                d.synced = d.synced.max(covered);
+                self.syncs.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => d.failed = Some(repeat_error(e, "WAL sync failed")),
+        }
+        drop(d);
+        self.synced.notify_all();
+        r
+    }
+
+    /// Appends and applies one group (no state lock held); returns where the WAL must be
+    /// synced to if a writer in the group asked for `sync` (the caller syncs).
+    fn write_group(
+        &self,
+        group: &[Pending],
+        seqs: &[u64],
+        apply: &mut ApplyFn<'_>,
+    ) -> Result<Option<SyncTarget>> {
         let records: Vec<&[u8]> = group
             .iter()
             .filter(|p| !p.batch.is_empty())
             .map(|p| p.batch.as_bytes())
             .collect();
+        let mut target = None;
         if !records.is_empty() {
             let mut wal = self.wal.lock().unwrap_or_else(PoisonError::into_inner);
             wal.append_all(&records)?;
             self.groups.fetch_add(1, Ordering::Relaxed);
+            let position = (wal.number(), wal.size());
+            self.durability
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .written = position;
             if group.iter().any(|p| p.sync) {
-                wal.sync()?;
-                self.syncs.fetch_add(1, Ordering::Relaxed);
+                target = Some(SyncTarget {
+                    number: position.0,
+                    end: position.1,
+                    file: wal.file(),
+                });
             }
         }
         for (p, &seq) in group.iter().zip(seqs) {
@@ -212,7 +311,7 @@ impl GroupCommit {
                 apply(seq, &p.batch)?;
             }
         }
-        Ok(())
+        Ok(target)
     }
 
     /// Hands out the group's results, ends leadership, wakes everyone; returns the leader's.
@@ -222,6 +321,7 @@ impl GroupCommit {
         group: &[Pending],
         result: Result<Vec<u64>>,
         ticket: u64,
+        release_leadership: bool,
     ) -> Result<u64> {
         let mine = match result {
             Ok(seqs) => {
@@ -242,7 +342,9 @@ impl GroupCommit {
                 Some(Err(e))
             }
         };
-        st.leading = false;
+        if release_leadership {
+            st.leading = false;
+        }
         drop(st);
         self.wake.notify_all();
         mine.unwrap_or_else(|| Err(Error::Closed("group commit lost a result".into())))
@@ -322,7 +424,10 @@ impl GroupCommit {
                 batch,
                 sync,
             }];
-            Ok((self.write_group(&pending, &[first], apply), next))
+            let written = self
+                .write_group(&pending, &[first], apply)
+                .and_then(|target| target.map_or(Ok(()), |t| self.sync_to(&t)));
+            Ok((written, next))
         });
         guard.armed = false;
         let mut st = self.lock_state();

@@ -195,6 +195,11 @@ impl WalWriter {
         self.number
     }
 
+    /// The log's file, for syncing it without holding the writer (group commit).
+    pub fn file(&self) -> FileHandle {
+        self.file.clone()
+    }
+
     /// The log's file name.
     pub fn file_name(&self) -> &str {
         self.file.name()
