@@ -32,7 +32,7 @@ function chart(suite, rows) {
   const h = top + rows.length * (bar + gap) + 30;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 70}" height="${h}" font-family="sans-serif" font-size="12">`,
-    `<text x="10" y="18" font-weight="bold">${esc(suite)}: ShaleDB speed relative to ${esc(rows[0]?.peer ?? "peer")} (same run; 1.0 = equal, longer is better)</text>`,
+    `<text x="10" y="18" font-weight="bold">${esc(suite)}: ShaleDB relative to each peer (same run; 1.0 = equal, longer is better)</text>`,
   ];
   rows.forEach((r, i) => {
     const y = top + i * (bar + gap);
@@ -56,20 +56,21 @@ for (const [suite, map] of [...suites].sort()) {
   out.push(`## ${suite}`, "", `Machine: ${hosts.join("; ") || "unknown"}. Runs: ${runs.join(", ") || "unknown"}.`, "");
   const engines = [...new Set(rows.map((r) => r.engine))].sort((a, b) => (a === "shaledb" ? -1 : b === "shaledb" ? 1 : a.localeCompare(b)));
   const cases = [...new Set(rows.map((r) => `${r.case}\u0000${r.metric}`))];
-  out.push(`| case | metric | ${engines.join(" | ")} | ShaleDB vs peer |`, `|---|---|${engines.map(() => "---:").join("|")}|---:|`);
+  out.push(`| case | metric | ${engines.join(" | ")} | ShaleDB vs peers |`, `|---|---|${engines.map(() => "---:").join("|")}|---:|`);
   const ratios = [];
   for (const cm of cases) {
     const [c, metric] = cm.split("\u0000");
     const get = (e) => map.get(`${c}\u0000${metric}\u0000${e}`);
     const ours = get("shaledb");
-    let ratioText = "";
+    const ratioTexts = [];
     for (const e of engines) {
       const p = get(e);
       if (e === "shaledb" || e === "os" || !ours || !p || p.run !== ours.run) continue;
       const ratio = higherIsBetter(metric) ? ours.value / p.value : p.value / ours.value;
-      ratioText = `${ratio.toFixed(2)}x (${e})`;
-      ratios.push({ case: `${c} (${metric})`, ratio, peer: e });
+      ratioTexts.push(`${ratio.toFixed(2)}x ${e}`);
+      ratios.push({ case: `${c} vs ${e} (${metric})`, ratio, peer: e });
     }
+    const ratioText = ratioTexts.join(", ");
     out.push(`| ${c} | ${metric} | ${engines.map((e) => (get(e) ? fmt(get(e).value) : "")).join(" | ")} | ${ratioText} |`);
   }
   out.push("");

@@ -37,6 +37,7 @@ fn main() {
     workloads::quiet_panics();
     workloads::fdatasync_baseline(&bench, &cfg);
     for engine in &engines {
+        common::drop_page_cache();
         match engine.as_str() {
             "shaledb" => workloads::run::<shaledb_engine::ShaleDb>(&bench, &cfg),
             "rocksdb" => workloads::run::<rocksdb_engine::RocksDb>(&bench, &cfg),

@@ -160,6 +160,7 @@ fn shuffle<T>(v: &mut [T], seed: u64) {
 
 fn main() {
     let bench = Bench::from_args("sstable");
+    common::drop_page_cache();
     for mb in [32, 64, 128] {
         flush(&bench, mb);
     }

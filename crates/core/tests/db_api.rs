@@ -387,3 +387,25 @@ fn reads_never_miss_acknowledged_writes_while_memtables_switch_flush_and_compact
     flusher.join().unwrap();
     assert_eq!(all(&db, IterOptions::default()).len(), 30_000);
 }
+
+#[test]
+fn compact_range_leaves_no_obsolete_table_file_behind() {
+    let storage = mem();
+    let db = open(&storage);
+    for round in 0..3u32 {
+        for i in 0..3000 {
+            db.put(&key(i), format!("{round}{}", "y".repeat(60)).as_bytes())
+                .unwrap();
+        }
+        db.flush().unwrap();
+    }
+    db.compact_range(None, None).unwrap();
+    let live: usize = db.stats().level_files.iter().sum();
+    let on_disk = storage
+        .list()
+        .unwrap()
+        .iter()
+        .filter(|n| n.ends_with(".sst"))
+        .count();
+    assert_eq!(on_disk, live);
+}

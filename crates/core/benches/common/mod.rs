@@ -102,6 +102,15 @@ pub fn mb_per_s(bytes: u64, elapsed: std::time::Duration) -> f64 {
     bytes as f64 / elapsed.as_secs_f64() / 1e6
 }
 
+/// Writes back dirty pages and frees the OS page cache (Linux, as root; elsewhere it does
+/// nothing), so that every engine of a run starts from the same memory state. Without it, an
+/// engine that runs right after another has deleted its files finds free pages, while the first
+/// one pays for reclaiming the page cache: a 1.7x difference in RecordIO write speed here.
+pub fn drop_page_cache() {
+    let _ = std::process::Command::new("sync").status();
+    let _ = std::fs::write("/proc/sys/vm/drop_caches", "1");
+}
+
 /// "1 MB" in go-sstables' sense: 1,024,000 bytes.
 pub const GO_MB: usize = 1_024_000;
 

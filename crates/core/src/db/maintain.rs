@@ -198,22 +198,26 @@ impl DbInner {
             self.compaction_step(u64::MAX, None)?;
         }
         for level in 0..NUM_LEVELS - 1 {
-            let version = self.state().versions.current();
-            // Push data down to the deepest level holding any (out of L0 at least), where
-            // tombstones can finally be dropped.
-            match version.deepest_nonempty_level() {
-                None => break,
-                Some(deepest) if level >= deepest.max(1) => break,
-                Some(_) => {}
-            }
-            if let Some(plan) = plan_for_range(&version, level, start, end) {
+            // The version is dropped before the compaction runs: holding it would keep the
+            // compaction's input tables alive (undeletable) after it.
+            let plan = {
+                let version = self.state().versions.current();
+                // Push data down to the deepest level holding any (out of L0 at least), where
+                // tombstones can finally be dropped.
+                match version.deepest_nonempty_level() {
+                    None => break,
+                    Some(deepest) if level >= deepest.max(1) => break,
+                    Some(_) => plan_for_range(&version, level, start, end),
+                }
+            };
+            if let Some(plan) = plan {
                 self.compaction_step(u64::MAX, Some(plan))?;
                 while self.state().job.is_some() {
                     self.compaction_step(u64::MAX, None)?;
                 }
             }
         }
-        Ok(())
+        self.delete_obsolete_files()
     }
 
     /// Makes the live memtable immutable (if it holds anything) and flushes every immutable
