@@ -350,11 +350,10 @@ impl GroupCommit {
         mine.unwrap_or_else(|| Err(Error::Closed("group commit lost a result".into())))
     }
 
-    /// Runs `f` with the WAL while no group is being written and none starts (for example to
-    /// rotate the WAL and switch the memtable together); `f` also gets the last sequence number
-    /// assigned. Waits for the current leader to finish. Fails with the poisoning error if the
-    /// group commit is poisoned; an error from `f` does not poison it.
-    pub fn exclusive<R>(&self, f: impl FnOnce(&mut WalWriter, u64) -> Result<R>) -> Result<R> {
+    /// Waits until no group is being written, then takes leadership alone (queued writers wait
+    /// until it is released); returns the sequence number the next operation gets. Fails with
+    /// the poisoning error if the group commit is poisoned.
+    fn lead_alone(&self) -> Result<u64> {
         let mut st = self.lock_state();
         while st.leading {
             st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
@@ -363,8 +362,15 @@ impl GroupCommit {
             return Err(poisoned_error(e));
         }
         st.leading = true;
-        let last_seq = st.next_seq - 1;
-        drop(st);
+        Ok(st.next_seq)
+    }
+
+    /// Runs `f` with the WAL while no group is being written and none starts (for example to
+    /// rotate the WAL and switch the memtable together); `f` also gets the last sequence number
+    /// assigned. Waits for the current leader to finish. Fails with the poisoning error if the
+    /// group commit is poisoned; an error from `f` does not poison it.
+    pub fn exclusive<R>(&self, f: impl FnOnce(&mut WalWriter, u64) -> Result<R>) -> Result<R> {
+        let last_seq = self.lead_alone()? - 1;
         let result = {
             let mut wal = self.wal.lock().unwrap_or_else(PoisonError::into_inner);
             // A panic in `f` leaves `leading` set: poison instead of hanging the writers.
@@ -395,16 +401,7 @@ impl GroupCommit {
         check: &mut dyn FnMut() -> Result<()>,
         apply: &mut ApplyFn<'_>,
     ) -> Result<u64> {
-        let mut st = self.lock_state();
-        while st.leading {
-            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
-        }
-        if let Some(e) = &st.poisoned {
-            return Err(poisoned_error(e));
-        }
-        st.leading = true;
-        let first = st.next_seq;
-        drop(st);
+        let first = self.lead_alone()?;
         let mut guard = PanicGuard {
             gc: self,
             tickets: Vec::new(),

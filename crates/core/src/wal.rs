@@ -394,8 +394,14 @@ fn is_damage(e: &Error) -> bool {
     )
 }
 
-/// Whether an intact record (both checksums good) starts anywhere in `from..end`.
-fn intact_record_after(reader: &Reader, file: &FileHandle, from: u64, end: u64) -> Result<bool> {
+/// Calls `f(offset, bytes)` on `file`'s bytes in `from..end`, 64 KiB at a time, until `f`
+/// returns `true` (then returns `true`) or the range ends (`false`).
+fn any_chunk(
+    file: &FileHandle,
+    from: u64,
+    end: u64,
+    mut f: impl FnMut(u64, &[u8]) -> bool,
+) -> Result<bool> {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut pos = from;
     while pos < end {
@@ -403,36 +409,29 @@ fn intact_record_after(reader: &Reader, file: &FileHandle, from: u64, end: u64) 
         if n == 0 {
             break;
         }
-        for (i, &b) in chunk.iter().take(n).enumerate() {
-            if b != SHALE_MAGIC {
-                continue;
-            }
-            if let Ok(Some(rec)) = reader.read_at(pos + i as u64) {
-                if rec.data.is_some() {
-                    return Ok(true);
-                }
-            }
+        if f(pos, chunk.get(..n).unwrap_or_default()) {
+            return Ok(true);
         }
         pos += n as u64;
     }
     Ok(false)
 }
 
+/// Whether an intact record (both checksums good) starts anywhere in `from..end`.
+fn intact_record_after(reader: &Reader, file: &FileHandle, from: u64, end: u64) -> Result<bool> {
+    any_chunk(file, from, end, |pos, bytes| {
+        bytes.iter().enumerate().any(|(i, &b)| {
+            b == SHALE_MAGIC
+                && matches!(reader.read_at(pos + i as u64), Ok(Some(rec)) if rec.data.is_some())
+        })
+    })
+}
+
 /// Whether every byte of `file` in `from..end` is zero (true for an empty range).
 fn all_zero(file: &FileHandle, from: u64, end: u64) -> Result<bool> {
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut pos = from;
-    while pos < end {
-        let n = file.read_at(pos, &mut chunk)?;
-        if n == 0 {
-            break;
-        }
-        if chunk.iter().take(n).any(|&b| b != 0) {
-            return Ok(false);
-        }
-        pos += n as u64;
-    }
-    Ok(true)
+    Ok(!any_chunk(file, from, end, |_, bytes| {
+        bytes.iter().any(|&b| b != 0)
+    })?)
 }
 
 #[cfg(test)]
