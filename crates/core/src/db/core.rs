@@ -155,7 +155,6 @@ impl DbInner {
         wals.sort_unstable();
         let recovered_mem = Arc::new(MemTable::new());
         let mut last_seq = versions.last_sequence();
-        let mut stop_after: Option<usize> = None;
         for (i, &number) in wals.iter().enumerate() {
             let replay = WalReader::replay(&*storage, number, |first_seq, batch| {
                 recovered_mem.apply(first_seq, &batch);
@@ -178,21 +177,14 @@ impl DbInner {
                          (only the last WAL may end in a torn write)",
                     ));
                 }
-                // Point-in-time recovery: a torn WAL ends the replay. WALs are synced before a
-                // newer one starts, so nothing acknowledged as synced lies beyond this point.
+                // The last WAL was being written when the process stopped: what follows its
+                // last intact record was never acknowledged as synced. Cut it off.
                 let file = storage.open(
                     &wal::wal_file_name(number),
                     crate::storage::OpenMode::ReadWrite,
                 )?;
                 file.truncate(valid_up_to)?;
                 file.sync()?;
-                stop_after = Some(i);
-                break;
-            }
-        }
-        if let Some(i) = stop_after {
-            for &later in wals.get(i + 1..).unwrap_or_default() {
-                storage.remove(&wal::wal_file_name(later))?;
             }
         }
         versions.set_last_sequence(last_seq);
