@@ -20,7 +20,7 @@
 //! queue empty, leads its own group, and never waits.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::batch::WriteBatch;
@@ -81,6 +81,19 @@ struct Durability {
     failed: Option<Error>,
 }
 
+/// Longest a sync waits for concurrent writers to append before it starts.
+#[cfg(not(target_arch = "wasm32"))]
+const COMMIT_DELAY: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Decrements a counter when dropped.
+struct DecrementOnDrop<'a>(&'a AtomicUsize);
+
+impl Drop for DecrementOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// A group's WAL end and file, when a writer in it asked for `sync`.
 struct SyncTarget {
     number: u64,
@@ -95,6 +108,8 @@ pub struct GroupCommit {
     /// Locked only by the leader or an exclusive caller (never contended).
     wal: Mutex<WalWriter>,
     visible_seq: AtomicU64,
+    /// Threads inside [`GroupCommit::commit`] right now.
+    writers: AtomicUsize,
     /// What is written and what is durable, for syncs that run outside leadership.
     durability: Mutex<Durability>,
     synced: Condvar,
@@ -128,6 +143,7 @@ impl GroupCommit {
             wake: Condvar::new(),
             wal: Mutex::new(wal),
             visible_seq: AtomicU64::new(last_seq),
+            writers: AtomicUsize::new(0),
             durability: Mutex::default(),
             synced: Condvar::new(),
             commits: AtomicU64::new(0),
@@ -144,6 +160,8 @@ impl GroupCommit {
     /// An empty batch is not logged; it returns the sequence number the next operation gets.
     /// Errors: the poisoning error (module doc), for this and every later commit.
     pub fn commit(&self, batch: WriteBatch, sync: bool, apply: &mut ApplyFn<'_>) -> Result<u64> {
+        self.writers.fetch_add(1, Ordering::Relaxed);
+        let _writer = DecrementOnDrop(&self.writers);
         let mut st = self.lock_state();
         if let Some(e) = &st.poisoned {
             return Err(poisoned_error(e));
@@ -251,12 +269,32 @@ impl GroupCommit {
             d = self.synced.wait(d).unwrap_or_else(PoisonError::into_inner);
         }
         d.syncing = true;
-        let covered = if d.written.0 == target.number {
-            d.written.max(position)
+        let mut written = d.written;
+        drop(d);
+        // Commit delay: while other writers are inside `commit`, give them a moment to append
+        // their group, so that this one fsync covers them too (the cohorts acknowledged by the
+        // previous fsync are re-entering right now). No threads, no delay, in WebAssembly.
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.writers.load(Ordering::Relaxed) > 1 {
+            let deadline = std::time::Instant::now() + COMMIT_DELAY;
+            while std::time::Instant::now() < deadline {
+                std::thread::yield_now();
+                let now = self
+                    .durability
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .written;
+                if now > written {
+                    written = now;
+                    break;
+                }
+            }
+        }
+        let covered = if written.0 == target.number {
+            written.max(position)
         } else {
             position
         };
-        drop(d);
         let r = target.file.sync();
         let mut d = self
             .durability
