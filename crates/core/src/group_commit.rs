@@ -247,6 +247,37 @@ impl GroupCommit {
         self.finish(st, &group, synced.map(|()| seqs), ticket, false)
     }
 
+    /// Commit delay: while other writers are inside `commit`, gives them up to
+    /// [`COMMIT_DELAY`] to append their group (the cohort acknowledged by the previous fsync is
+    /// re-entering right now), so that the coming fsync covers them too. Returns the WAL
+    /// position written by then.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn commit_delay(&self, mut written: (u64, u64)) -> (u64, u64) {
+        if self.writers.load(Ordering::Relaxed) <= 1 {
+            return written;
+        }
+        let deadline = std::time::Instant::now() + COMMIT_DELAY;
+        while std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+            let now = self
+                .durability
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .written;
+            if now > written {
+                written = now;
+                break;
+            }
+        }
+        written
+    }
+
+    /// No threads, no delay, in WebAssembly.
+    #[cfg(target_arch = "wasm32")]
+    fn commit_delay(&self, written: (u64, u64)) -> (u64, u64) {
+        written
+    }
+
     /// Makes the WAL durable up to `target`: returns at once if a completed sync covers it,
     /// waits if another sync is running, else syncs the file, covering every group written so
     /// far. A failure is remembered: every later sync fails with it.
@@ -269,27 +300,9 @@ impl GroupCommit {
             d = self.synced.wait(d).unwrap_or_else(PoisonError::into_inner);
         }
         d.syncing = true;
-        let mut written = d.written;
+        let before = d.written;
         drop(d);
-        // Commit delay: while other writers are inside `commit`, give them a moment to append
-        // their group, so that this one fsync covers them too (the cohorts acknowledged by the
-        // previous fsync are re-entering right now). No threads, no delay, in WebAssembly.
-        #[cfg(not(target_arch = "wasm32"))]
-        if self.writers.load(Ordering::Relaxed) > 1 {
-            let deadline = std::time::Instant::now() + COMMIT_DELAY;
-            while std::time::Instant::now() < deadline {
-                std::thread::yield_now();
-                let now = self
-                    .durability
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .written;
-                if now > written {
-                    written = now;
-                    break;
-                }
-            }
-        }
+        let written = self.commit_delay(before);
         let covered = if written.0 == target.number {
             written.max(position)
         } else {
