@@ -146,8 +146,39 @@ impl WriteBatch {
     }
 
     fn push(&mut self, tag: u8, key: &[u8], second: Option<&[u8]>) -> Result<()> {
+        self.push_parts(tag, &[], key, second)
+    }
+
+    /// Like [`WriteBatch::put`] with the key given in two parts, `prefix ++ key`, without
+    /// concatenating them first (the database's keyspace prefix and the user's key).
+    pub fn put_prefixed(&mut self, prefix: &[u8], key: &[u8], value: &[u8]) -> Result<()> {
+        check_key_len(prefix.len() + key.len())?;
+        if value.len() > MAX_VALUE_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "value of {} bytes is over the limit of {MAX_VALUE_SIZE} bytes",
+                value.len()
+            )));
+        }
+        self.push_parts(TAG_PUT, prefix, key, Some(value))
+    }
+
+    /// Like [`WriteBatch::delete`] with the key given as `prefix ++ key`.
+    pub fn delete_prefixed(&mut self, prefix: &[u8], key: &[u8]) -> Result<()> {
+        check_key_len(prefix.len() + key.len())?;
+        self.push_parts(TAG_DELETE, prefix, key, None)
+    }
+
+    /// Appends one operation whose key is `prefix ++ key`, growing the buffer once.
+    fn push_parts(
+        &mut self,
+        tag: u8,
+        prefix: &[u8],
+        key: &[u8],
+        second: Option<&[u8]>,
+    ) -> Result<()> {
+        let key_len = prefix.len() + key.len();
         let second_len = second.map_or(0, |s| s.len() + 10);
-        let grown = self.rep.len() + 1 + 10 + key.len() + second_len;
+        let grown = self.rep.len() + 1 + 10 + key_len + second_len;
         let Some(count) = self.count.checked_add(1) else {
             return Err(Error::InvalidArgument(
                 "a batch holds at most u32::MAX operations".into(),
@@ -158,8 +189,10 @@ impl WriteBatch {
                 "the batch would grow past {MAX_BATCH_SIZE} bytes; split it"
             )));
         }
+        self.rep.reserve(grown - self.rep.len());
         self.rep.push(tag);
-        put_uvarint_vec(&mut self.rep, key.len() as u64);
+        put_uvarint_vec(&mut self.rep, key_len as u64);
+        self.rep.extend_from_slice(prefix);
         self.rep.extend_from_slice(key);
         if let Some(s) = second {
             put_uvarint_vec(&mut self.rep, s.len() as u64);
@@ -270,10 +303,13 @@ impl WriteBatch {
 }
 
 fn check_key(key: &[u8]) -> Result<()> {
-    if key.len() > MAX_KEY_SIZE {
+    check_key_len(key.len())
+}
+
+fn check_key_len(len: usize) -> Result<()> {
+    if len > MAX_KEY_SIZE {
         return Err(Error::InvalidArgument(format!(
-            "key of {} bytes is over the limit of {MAX_KEY_SIZE} bytes",
-            key.len()
+            "key of {len} bytes is over the limit of {MAX_KEY_SIZE} bytes"
         )));
     }
     Ok(())

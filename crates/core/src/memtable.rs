@@ -221,12 +221,11 @@ impl MemTable {
     /// twice replaces the entry. Once this returns, `get`, `iter` and `range_tombstones` calls
     /// that start afterwards see the entry.
     pub fn insert(&self, key: &[u8], seq: u64, kind: ValueKind, value: &[u8]) {
-        let mut bytes = Vec::with_capacity(key.len() + value.len());
-        bytes.extend_from_slice(key);
-        bytes.extend_from_slice(value);
+        // One allocation: the iterator's exact length lets the Arc be filled in place.
+        let data: Arc<[u8]> = key.iter().chain(value).copied().collect();
         let node = Node {
             prefix: key_prefix(key),
-            data: Arc::from(bytes),
+            data,
             key_len: key.len(),
             seq,
             kind,

@@ -15,17 +15,11 @@ use crate::varint::put_uvarint_vec;
 /// The id of the default keyspace.
 pub const DEFAULT_KEYSPACE: u32 = 0;
 
-/// The stored form of `key` in keyspace `id`, written into `out` (cleared first).
-pub fn encode_into(out: &mut Vec<u8>, id: u32, key: &[u8]) {
-    out.clear();
-    put_uvarint_vec(out, u64::from(id));
-    out.extend_from_slice(key);
-}
-
 /// The stored form of `key` in keyspace `id`.
 pub fn encode(id: u32, key: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(key.len() + 2);
-    encode_into(&mut out, id, key);
+    let mut out = Vec::with_capacity(key.len() + 5);
+    put_uvarint_vec(&mut out, u64::from(id));
+    out.extend_from_slice(key);
     out
 }
 

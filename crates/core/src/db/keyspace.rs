@@ -17,9 +17,20 @@ pub struct Keyspace {
     pub(crate) db: Arc<DbInner>,
     pub(crate) id: u32,
     pub(crate) name: Arc<str>,
+    /// The stored-key prefix of this keyspace ([`keys::encode`] of an empty key).
+    pub(crate) prefix: Arc<[u8]>,
 }
 
 impl Keyspace {
+    pub(crate) fn new(db: &Arc<DbInner>, id: u32, name: &str) -> Keyspace {
+        Keyspace {
+            db: db.clone(),
+            id,
+            name: name.into(),
+            prefix: keys::encode(id, b"").into(),
+        }
+    }
+
     /// The keyspace's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -32,9 +43,11 @@ impl Keyspace {
 
     /// Sets `key` to `value`, synced to stable storage if `options.sync`.
     pub fn put_opt(&self, key: &[u8], value: &[u8], options: WriteOptions) -> Result<()> {
-        let mut b = Batch::new();
-        b.put(self, key, value)?;
-        self.db.write(b.take(&self.db)?, options.sync).map(|_| ())
+        self.db.check_key(key)?;
+        self.db.check_value(value)?;
+        let mut b = WriteBatch::new();
+        b.put_prefixed(&self.prefix, key, value)?;
+        self.db.write(b, options.sync).map(|_| ())
     }
 
     /// The value of `key`, or `None`.
@@ -51,9 +64,10 @@ impl Keyspace {
 
     /// Deletes `key`, synced if `options.sync`.
     pub fn delete_opt(&self, key: &[u8], options: WriteOptions) -> Result<()> {
-        let mut b = Batch::new();
-        b.delete(self, key)?;
-        self.db.write(b.take(&self.db)?, options.sync).map(|_| ())
+        self.db.check_key(key)?;
+        let mut b = WriteBatch::new();
+        b.delete_prefixed(&self.prefix, key)?;
+        self.db.write(b, options.sync).map(|_| ())
     }
 
     /// Deletes every key in `[start, end)` with one range tombstone (not a delete per key).
@@ -91,11 +105,7 @@ impl Keyspace {
                 id
             }
         };
-        Ok(Keyspace {
-            db: db.clone(),
-            id,
-            name: name.into(),
-        })
+        Ok(Keyspace::new(db, id, name))
     }
 }
 
@@ -105,7 +115,6 @@ impl Keyspace {
 pub struct Batch {
     inner: WriteBatch,
     db: Option<Arc<DbInner>>,
-    scratch: Vec<u8>,
 }
 
 impl Batch {
@@ -120,8 +129,7 @@ impl Batch {
         self.bind(keyspace)?;
         keyspace.db.check_key(key)?;
         keyspace.db.check_value(value)?;
-        keys::encode_into(&mut self.scratch, keyspace.id, key);
-        self.inner.put(&self.scratch, value)?;
+        self.inner.put_prefixed(&keyspace.prefix, key, value)?;
         Ok(self)
     }
 
@@ -129,8 +137,7 @@ impl Batch {
     pub fn delete(&mut self, keyspace: &Keyspace, key: &[u8]) -> Result<&mut Batch> {
         self.bind(keyspace)?;
         keyspace.db.check_key(key)?;
-        keys::encode_into(&mut self.scratch, keyspace.id, key);
-        self.inner.delete(&self.scratch)?;
+        self.inner.delete_prefixed(&keyspace.prefix, key)?;
         Ok(self)
     }
 

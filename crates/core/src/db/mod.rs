@@ -119,11 +119,7 @@ impl Db {
                 .start(Arc::downgrade(&inner))
                 .map_err(|e| crate::Error::io("spawn", "", e))?;
         }
-        let default = Keyspace {
-            db: inner.clone(),
-            id: keys::DEFAULT_KEYSPACE,
-            name: "default".into(),
-        };
+        let default = Keyspace::new(&inner, keys::DEFAULT_KEYSPACE, "default");
         Ok(Db { inner, default })
     }
 
