@@ -395,6 +395,22 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
+    fn prefixed_keys_encode_like_their_concatenation() {
+        let mut a = WriteBatch::new();
+        a.put(b"\x07user:1", b"v").unwrap();
+        a.delete(b"\x07user:2").unwrap();
+        let mut b = WriteBatch::new();
+        b.put_prefixed(b"\x07", b"user:1", b"v").unwrap();
+        b.delete_prefixed(b"\x07", b"user:2").unwrap();
+        assert_eq!(a.as_bytes(), b.as_bytes());
+        let long = vec![0u8; MAX_KEY_SIZE];
+        assert!(matches!(
+            b.put_prefixed(b"\x07", &long, b"v"),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+
+    #[test]
     fn encoding_is_the_documented_layout() {
         let mut b = WriteBatch::new();
         b.put(b"k", b"vv").unwrap();
