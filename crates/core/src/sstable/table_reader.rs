@@ -9,8 +9,8 @@ use super::bloom::BloomFilter;
 use super::format::{get_varint, BlockHandle, Footer, FOOTER_LEN};
 use super::key_prefix;
 use super::{
-    compare_internal, BlockCache, Entry, Properties, RangeTombstone, RangeTombstoneIter, TableIter,
-    TableScan, ValueKind,
+    compare_internal, BlockCache, Entry, Properties, RangeTombstone, TableIter, TableScan,
+    ValueKind,
 };
 use crate::recordio::{Reader, ReaderOptions};
 use crate::storage::FileHandle;
@@ -239,8 +239,19 @@ impl TableReader {
 
     /// A cursor over [`TableReader::range_tombstones`] as internal entries (key = start, value =
     /// end, kind [`ValueKind::RangeTombstone`]), to merge beside [`TableReader::iter`].
-    pub fn range_tombstone_iter(&self) -> RangeTombstoneIter {
-        RangeTombstoneIter::new(self.inner.range_tombstones.clone())
+    pub fn range_tombstone_iter(&self) -> crate::iter::VecIterator {
+        crate::iter::VecIterator::new(
+            self.inner
+                .range_tombstones
+                .iter()
+                .map(|t| Entry {
+                    key: t.start.clone(),
+                    seq: t.seq,
+                    kind: ValueKind::RangeTombstone,
+                    value: t.end.clone(),
+                })
+                .collect(),
+        )
     }
 
     /// Every entry of the table as one stream in internal order: the point entries
