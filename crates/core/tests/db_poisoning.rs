@@ -141,17 +141,8 @@ fn a_full_disk_during_writes_poisons_and_reopening_recovers() {
     // Room for a few more records, then the disk is full (mid-record, so the WAL gets a torn
     // tail too).
     storage.fail_writes_after_bytes(1000);
-    let mut acked: Vec<u32> = (0..50).collect();
-    let mut first_error = None;
-    for i in 50..1000 {
-        match db.put_opt(&key(i), &value(i), WriteOptions::SYNC) {
-            Ok(()) => acked.push(i),
-            Err(e) => {
-                first_error = Some(e);
-                break;
-            }
-        }
-    }
+    let (more, first_error) = write_until_error(&db, 50..1000, WriteOptions::SYNC);
+    let acked: Vec<u32> = (0..50).chain(more).collect();
     let first_error = first_error.expect("the full disk was never noticed");
     assert!(
         first_error.to_string().contains("no space left"),
@@ -167,6 +158,23 @@ fn a_full_disk_during_writes_poisons_and_reopening_recovers() {
     assert_all_there(&db, &acked);
     db.put_opt(b"after", b"reopen", WriteOptions::SYNC).unwrap();
     db.close().unwrap();
+}
+
+/// Puts the keys of `range` with `options` until one fails; returns the acknowledged keys and
+/// the first error (`None` if every put succeeded).
+fn write_until_error(
+    db: &Db,
+    range: std::ops::Range<u32>,
+    options: WriteOptions,
+) -> (Vec<u32>, Option<Error>) {
+    let mut acked = Vec::new();
+    for i in range {
+        if let Err(e) = db.put_opt(&key(i), &value(i), options) {
+            return (acked, Some(e));
+        }
+        acked.push(i);
+    }
+    (acked, None)
 }
 
 /// Writes `n` keys unsynced (filling several memtables), then a synced one, so all are durable.
@@ -285,17 +293,7 @@ fn a_failed_wal_fsync_at_a_memtable_switch_poisons_later_writes() {
     // Unsynced writes sync nothing until the memtable fills and the WAL is switched: that
     // sync is the one that fails.
     storage.fail_next_sync();
-    let mut acked = Vec::new();
-    let mut failure = None;
-    for i in 0..5000 {
-        match db.put(&key(i), &value(i)) {
-            Ok(()) => acked.push(i),
-            Err(e) => {
-                failure = Some(e);
-                break;
-            }
-        }
-    }
+    let (acked, failure) = write_until_error(&db, 0..5000, WriteOptions::default());
     let failure = failure.expect("the memtable never switched");
     assert!(
         failure.to_string().contains("sync failed (injected)"),
