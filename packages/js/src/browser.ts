@@ -5,7 +5,7 @@
  * @module
  */
 import initWasm from "../wasm/shaledb_wasm.js";
-import { isReady, markReady } from "./state.js";
+import { isReady, markReady } from "./engine.js";
 
 export * from "./core.js";
 
