@@ -48,6 +48,7 @@ export function snapshotId(db: DatabaseHandle, snapshot: Snapshot | undefined): 
   if (!(snapshot instanceof SnapshotImpl) || snapshot.db !== db) {
     throw invalidArgument("options.snapshot must be a snapshot of this database");
   }
+  db.check();
   if (snapshot.closed) {
     throw closedError("the snapshot");
   }
