@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 use crate::errors::{invalid, js_result, JsResult};
 use crate::handles::{with, Table};
 use crate::js_storage::{JsStorage, StorageHost};
+use crate::scratch;
 use crate::snapshots::SNAPSHOTS;
 
 /// Bytes of writes after which a write does one bounded maintenance step itself (the debt
@@ -137,6 +138,51 @@ pub fn db_get(db: u32, ks: u32, key: &[u8], snapshot: u32) -> JsResult<Option<Ve
         } else {
             with(&SNAPSHOTS, |t| t.get(snapshot)?.get(keyspace, key))
         }
+    }))
+}
+
+/// [`db_get`] with the key in the scratch buffer ([`crate::scratch`]): returns the address of
+/// the value (its length in the scratch buffer's first 4 bytes), or 0 if `key` is absent.
+#[wasm_bindgen(js_name = dbGetScratch)]
+pub fn db_get_scratch(db: u32, ks: u32, key_len: u32, snapshot: u32) -> JsResult<u32> {
+    let value = js_result(scratch::with_input(key_len, |key| {
+        with_db(db, |entry| {
+            let keyspace = entry.keyspace(ks)?;
+            if snapshot == 0 {
+                keyspace.get(key)
+            } else {
+                with(&SNAPSHOTS, |t| t.get(snapshot)?.get(keyspace, key))
+            }
+        })
+    }))?;
+    js_result(scratch::output(value))
+}
+
+/// [`db_put`] with key and value one after the other in the scratch buffer.
+#[wasm_bindgen(js_name = dbPutScratch)]
+pub fn db_put_scratch(db: u32, ks: u32, key_len: u32, value_len: u32, sync: bool) -> JsResult<()> {
+    let total = key_len
+        .checked_add(value_len)
+        .ok_or_else(|| invalid("key and value too large".into()))?;
+    js_result(scratch::with_input(total, |input| {
+        let (key, value) = input.split_at(key_len as usize);
+        with_db(db, |entry| {
+            entry
+                .keyspace(ks)?
+                .put_opt(key, value, WriteOptions { sync })?;
+            entry.after_write(input.len())
+        })
+    }))
+}
+
+/// [`db_delete`] with the key in the scratch buffer.
+#[wasm_bindgen(js_name = dbDeleteScratch)]
+pub fn db_delete_scratch(db: u32, ks: u32, key_len: u32, sync: bool) -> JsResult<()> {
+    js_result(scratch::with_input(key_len, |key| {
+        with_db(db, |entry| {
+            entry.keyspace(ks)?.delete_opt(key, WriteOptions { sync })?;
+            entry.after_write(key.len())
+        })
     }))
 }
 

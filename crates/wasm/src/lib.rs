@@ -24,6 +24,8 @@ mod iterators;
 mod js_storage;
 mod recordio;
 #[cfg(target_arch = "wasm32")]
+mod scratch;
+#[cfg(target_arch = "wasm32")]
 mod snapshots;
 
 use std::sync::{Mutex, PoisonError};

@@ -11,6 +11,7 @@ import { initSync } from "../wasm/shaledb_wasm.js";
 import { AsyncDatabase } from "./async-database.js";
 import { ensureLoadedSync, markReady, needsLoad, setSyncLoader } from "./engine.js";
 import { NodeFsStorage } from "./node-storage.js";
+import { setMemory } from "./scratch.js";
 import { openDatabaseSync, type Environment } from "./sync-database.js";
 import type {
   Database,
@@ -29,7 +30,8 @@ let wasmBytes: Buffer | undefined;
 /** Instantiates the module from the package's own `.wasm` (fresh after a panic). */
 function loadSync(): void {
   wasmBytes ??= readFileSync(new URL("../wasm/shaledb_wasm_bg.wasm", import.meta.url));
-  initSync({ module: wasmBytes });
+  const instance = initSync({ module: wasmBytes });
+  setMemory(instance.memory);
   markReady();
 }
 

@@ -9,6 +9,7 @@ import { wasm } from "./engine.js";
 import { invalidArgument } from "./errors.js";
 import { SyncIterator, type IterationMode } from "./iterator.js";
 import { OP_DELETE_RANGE, PackedOps, writePacked } from "./packed-ops.js";
+import { readOutput, writeScratch } from "./scratch.js";
 import { SnapshotImpl, snapshotId } from "./snapshot.js";
 import type {
   IteratorOptions,
@@ -40,8 +41,13 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   get(key: unknown, options?: ReadOptions): unknown {
     const k = this.encodeKey(key);
     const snapshot = snapshotId(this.db, options?.snapshot);
-    const bytes = this.db.call(() => wasm.dbGet(this.db.id, this.keyspaceId, k, snapshot));
-    return bytes === undefined ? undefined : this.valueCodec.decode(bytes);
+    const db = this.db;
+    const value = db.call(() => {
+      writeScratch(k);
+      const found = wasm.dbGetScratch(db.id, this.keyspaceId, k.length, snapshot);
+      return found === 0 ? undefined : readOutput(found);
+    });
+    return value === undefined ? undefined : this.valueCodec.decode(value);
   }
 
   getMany(keys: readonly unknown[], options?: ReadOptions): unknown[] {
@@ -63,22 +69,34 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   has(key: unknown, options?: ReadOptions): boolean {
     const k = this.encodeKey(key);
     const snapshot = snapshotId(this.db, options?.snapshot);
-    return this.db.call(() => wasm.dbGet(this.db.id, this.keyspaceId, k, snapshot)) !== undefined;
+    const db = this.db;
+    return db.call(() => {
+      writeScratch(k);
+      return wasm.dbGetScratch(db.id, this.keyspaceId, k.length, snapshot) !== 0;
+    });
   }
 
   put(key: unknown, value: unknown, options?: WriteOptions): void {
     const k = this.encodeKey(key);
     const v = this.encodeValue(value);
     const sync = options?.sync === true;
-    this.db.call(() => wasm.dbPut(this.db.id, this.keyspaceId, k, v, sync));
-    this.db.afterWrite();
+    const db = this.db;
+    db.call(() => {
+      writeScratch(k, v);
+      wasm.dbPutScratch(db.id, this.keyspaceId, k.length, v.length, sync);
+    });
+    db.afterWrite();
   }
 
   delete(key: unknown, options?: WriteOptions): void {
     const k = this.encodeKey(key);
     const sync = options?.sync === true;
-    this.db.call(() => wasm.dbDelete(this.db.id, this.keyspaceId, k, sync));
-    this.db.afterWrite();
+    const db = this.db;
+    db.call(() => {
+      writeScratch(k);
+      wasm.dbDeleteScratch(db.id, this.keyspaceId, k.length, sync);
+    });
+    db.afterWrite();
   }
 
   deleteRange(range: { gte: unknown; lt: unknown }, options?: WriteOptions): void {
