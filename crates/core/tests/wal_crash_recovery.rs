@@ -229,7 +229,11 @@ fn a_full_disk_poisons_the_writer_and_replay_keeps_whole_batches() {
             }
         }
     }
-    assert_eq!(failed.unwrap().code(), "IO");
+    assert_eq!(
+        failed.unwrap().code(),
+        "QUOTA",
+        "a full disk is QUOTA: out of space"
+    );
     s.reset_faults();
     assert_eq!(
         w.append(batch(20, 500).as_bytes()).unwrap_err().code(),

@@ -53,6 +53,8 @@ pub(crate) struct State {
     pub(crate) picker: CompactionPicker,
     /// A compaction in progress between `maintain` steps.
     pub(crate) job: Option<CompactionJob>,
+    /// A flush of the oldest immutable memtable in progress between `maintain` steps.
+    pub(crate) flush: Option<crate::db::maintain::FlushJob>,
     /// Keyspace names to ids.
     pub(crate) keyspaces: HashMap<String, u32>,
     /// Set by a failed flush, compaction or manifest write: writes fail with it.
@@ -249,6 +251,7 @@ impl DbInner {
                 mem_wal: wal_number,
                 picker: CompactionPicker::new(),
                 job: None,
+                flush: None,
                 keyspaces,
                 poisoned: None,
                 versions,
@@ -326,7 +329,10 @@ impl DbInner {
                 .job
                 .as_ref()
                 .map(|j| j.pending_outputs().to_vec())
-                .unwrap_or_default();
+                .unwrap_or_default()
+                .into_iter()
+                .chain(st.flush.as_ref().map(|f| f.out.number()))
+                .collect();
             (
                 st.versions.live_files(),
                 st.versions.log_number(),

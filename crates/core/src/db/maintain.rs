@@ -3,16 +3,30 @@
 use std::sync::atomic::Ordering;
 use std::sync::PoisonError;
 
+use std::sync::Arc;
+
 use crate::compaction::{CompactionJob, StepOutcome};
+use crate::compaction_output::OutputTable;
 use crate::compaction_picker::{plan_for_range, CompactionPlan};
 use crate::db::core::{DbInner, View};
 use crate::db::{Budget, MaintainOutcome};
 use crate::file_names::table_file_name;
+use crate::iter::InternalIterator;
+use crate::memtable::{MemTable, MemTableIter};
 use crate::sstable::{TableReadOptions, TableReader};
 use crate::storage::OpenMode;
 use crate::version::{FileMeta, NUM_LEVELS};
 use crate::version_edit::VersionEdit;
 use crate::{Error, Result};
+
+/// A memtable flush in progress between `maintain` steps: the immutable memtable (the oldest),
+/// a cursor on the next entry to write, and the table being written.
+#[derive(Debug)]
+pub(crate) struct FlushJob {
+    mem: Arc<MemTable>,
+    iter: MemTableIter,
+    pub(crate) out: OutputTable,
+}
 
 impl DbInner {
     /// One bounded step: flush the oldest immutable memtable if there is one, else advance
@@ -33,7 +47,7 @@ impl DbInner {
     }
 
     fn maintain_locked(&self, budget: Budget) -> Result<MaintainOutcome> {
-        if let Some(written) = self.flush_oldest()? {
+        if let Some(written) = self.flush_oldest(budget.bytes)? {
             return Ok(MaintainOutcome {
                 bytes_written: written,
                 more: true,
@@ -42,24 +56,48 @@ impl DbInner {
         self.compaction_step(budget.bytes, None)
     }
 
-    /// Writes the oldest immutable memtable to an L0 table; `None` if there is none.
-    /// Requires the maintenance lock.
-    pub(crate) fn flush_oldest(&self) -> Result<Option<u64>> {
-        let (mem, number) = {
-            let mut st = self.state();
-            let Some(imm) = st.imms.first() else {
-                return Ok(None);
-            };
-            let mem = imm.mem.clone();
-            (mem, st.versions.new_file_number())
+    /// Advances the flush of the oldest immutable memtable to an L0 table by about `budget`
+    /// bytes of table output (starting it if none is in progress), installing the table once
+    /// the memtable is written out. `None` if there is nothing to flush. Requires the
+    /// maintenance lock.
+    pub(crate) fn flush_oldest(&self, budget: u64) -> Result<Option<u64>> {
+        let in_progress = self.state().flush.take();
+        let mut job = match in_progress {
+            Some(job) => job,
+            None => {
+                let (mem, number) = {
+                    let mut st = self.state();
+                    let Some(imm) = st.imms.first() else {
+                        return Ok(None);
+                    };
+                    let mem = imm.mem.clone();
+                    (mem, st.versions.new_file_number())
+                };
+                let mut iter = mem.iter();
+                iter.seek_to_first()?;
+                let out = OutputTable::create(&*self.storage, number, &self.table_options)?;
+                FlushJob { mem, iter, out }
+            }
         };
-        let meta = crate::compaction_output::flush(
-            &self.storage,
-            number,
-            &mut mem.iter(),
-            &self.table_options,
-        )?;
+        let start = job.out.file_size();
+        while job.iter.valid() {
+            let it = &job.iter;
+            job.out.add(it.key(), it.seq(), it.kind(), it.value())?;
+            job.iter.next()?;
+            let written = job.out.file_size() - start;
+            if written >= budget && job.iter.valid() {
+                self.state().flush = Some(job);
+                self.counters
+                    .table_bytes
+                    .fetch_add(written, Ordering::Relaxed);
+                return Ok(Some(written));
+            }
+        }
+        let FlushJob { mem, out, .. } = job;
+        let meta = out.finish(&*self.storage)?;
         let written = meta.as_ref().map_or(0, |m| m.size);
+        // Bytes of this step: the table's tail (and index, filter, footer) since `start`.
+        let written_now = written.saturating_sub(start);
         {
             let mut st = self.state();
             // WALs before the next memtable still waiting (or the live one) are obsolete.
@@ -83,9 +121,9 @@ impl DbInner {
         }
         self.counters
             .table_bytes
-            .fetch_add(written, Ordering::Relaxed);
+            .fetch_add(written_now, Ordering::Relaxed);
         self.delete_obsolete_files()?;
-        Ok(Some(written))
+        Ok(Some(written_now))
     }
 
     /// Advances the compaction in progress, or starts the one the tree needs most (or, with
@@ -228,7 +266,7 @@ impl DbInner {
             .maintenance
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        while self.flush_oldest()?.is_some() {}
+        while self.flush_oldest(u64::MAX)?.is_some() {}
         Ok(())
     }
 
