@@ -237,7 +237,7 @@ fn a_full_disk_poisons_the_writer_and_replay_keeps_whole_batches() {
     s.reset_faults();
     assert_eq!(
         w.append(batch(20, 500).as_bytes()).unwrap_err().code(),
-        "IO"
+        "QUOTA"
     );
     let (r, got) = replay(&s).unwrap();
     assert!(matches!(r.end, WalEnd::TornTail { .. }));
