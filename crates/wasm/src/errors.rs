@@ -4,6 +4,7 @@
 use wasm_bindgen::JsValue;
 
 /// The result type of exports.
+#[cfg(target_arch = "wasm32")]
 pub type JsResult<T> = Result<T, JsValue>;
 
 /// A JavaScript `Error` carrying `error`'s message and code.
@@ -21,6 +22,7 @@ pub fn invalid(message: String) -> JsValue {
 }
 
 /// Converts a core result for JavaScript.
+#[cfg(target_arch = "wasm32")]
 pub fn js_result<T>(result: shaledb::Result<T>) -> JsResult<T> {
     result.map_err(|e| to_js_error(&e))
 }
