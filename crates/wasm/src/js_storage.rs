@@ -79,9 +79,10 @@ fn host_error(op: &'static str, file: &str, thrown: &JsValue) -> Error {
         "EEXIST" => Error::AlreadyExists {
             file: file.to_owned(),
         },
+        // The host's message is the whole sentence (holder and what to do): keep it as is.
         "LOCKED" => Error::Locked {
             file: file.to_owned(),
-            holder: message,
+            holder: locked_holder(&message),
         },
         "ENOSPC" | "QUOTA" => Error::io(
             op,
@@ -90,6 +91,17 @@ fn host_error(op: &'static str, file: &str, thrown: &JsValue) -> Error {
         ),
         _ => Error::io(op, file, std::io::Error::other(message)),
     }
+}
+
+/// The holder part of a host's `LOCKED` message: the text after "is locked by " and before
+/// "; " (the protocol's own wording, shared with native), else the whole message.
+fn locked_holder(message: &str) -> String {
+    let rest = message
+        .split_once(" is locked by ")
+        .map_or(message, |(_, rest)| rest);
+    rest.split_once("; ")
+        .map_or(rest, |(holder, _)| holder)
+        .to_owned()
 }
 
 fn mode_number(mode: OpenMode) -> u32 {

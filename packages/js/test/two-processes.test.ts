@@ -128,13 +128,9 @@ describe("a second process opening the same directory gets LOCKED", () => {
   });
 });
 
-// Known bug (crates/wasm/src/js_storage.rs, `host_error`): the Node lock bridge throws a
-// LOCKED error whose message is already the whole sentence, and the bridge puts that message into
-// the core's `Error::Locked { holder }`, whose Display wraps it again:
-//   "LOCK" is locked by "LOCK" is locked by pid 123 (this process); close the other handle or
-//   process first; close the other handle or process first
-// Native ShaleDB says it once. Remove `.fails` when fixed.
-it.fails("the LOCKED message names the lock file, the holder and what to do once each", () => {
+// Regression: the Node lock bridge's message is already the whole sentence; the bindings once
+// wrapped it again in the core's `Error::Locked` display ("is locked by ... is locked by ...").
+it("the LOCKED message names the lock file, the holder and what to do once each", () => {
   const dir = join(temp.path, "message");
   const first = openSync(dir);
   try {
