@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# `npm run demo`: installs what is missing, then runs the Rust demo program (examples/rust).
+# `npm run demo`: installs what is missing (scripts/setup.sh), builds the WebAssembly module and
+# the `shaledb` package, then runs the Node.js event store (examples/node/event-store.mjs).
+# Arguments go to the example: `npm run demo -- /tmp/my-events` uses that directory instead of
+# demo-data/node-events. The Rust demo: `cargo run --release -p shaledb-examples --bin demo`.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 bash scripts/setup.sh
-section "cargo run --release -p shaledb-examples --bin demo"
-cargo run --release -p shaledb-examples --bin demo -- "$@"
+section "build the WebAssembly module (scripts/build-wasm.sh)"
+bash scripts/build-wasm.sh
+section "build the shaledb package (npm run build -w shaledb)"
+npm run --silent build -w shaledb
+section "node examples/node/event-store.mjs${*:+ $*}"
+node examples/node/event-store.mjs "$@"

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Checks the package as users get it: `npm pack` packages/js, install the tarball into an empty
+# project in a temporary directory, and run there the README's first Node.js example verbatim
+# (the first ```js block of the "Node.js API" section) twice, the second run reopening the
+# database; then, on Linux, the example without its close() twice (the stale lock of the first
+# run is taken over). Then the synchronous API and the error type from the installed package,
+# and a TypeScript file importing it, type-checked as a user's editor would.
+#
+#   bash scripts/pack-smoke.sh [--no-build]
+#
+# Builds the WebAssembly module and the package first (both skip or go fast when up to date)
+# unless --no-build is given (the test command has just built them). Needs no network: the
+# package has no dependencies. Prints every command it runs.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+build=1
+[ "${1:-}" = "--no-build" ] && build=0
+
+# Prints a command, then runs it.
+run() {
+  printf '+ %s\n' "$*"
+  "$@"
+}
+
+if [ "$build" = 1 ]; then
+  run bash scripts/build-wasm.sh
+  run npm run --silent build -w shaledb
+fi
+[ -f packages/js/dist/node.js ] && [ -f packages/js/wasm/shaledb_wasm_bg.wasm ] ||
+  die "packages/js is not built: run scripts/build-wasm.sh and npm run build -w shaledb"
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/shaledb-pack-smoke.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
+section "pack-smoke: npm pack packages/js"
+tarball="$(cd packages/js && npm pack --silent --pack-destination "$tmp" | tail -n1)"
+[ -f "$tmp/$tarball" ] || die "npm pack did not write $tmp/$tarball"
+listing="$(tar -tzf "$tmp/$tarball")"
+echo "$tarball: $(wc -c <"$tmp/$tarball") bytes, $(wc -l <<<"$listing") files"
+for f in package/package.json package/dist/node.js package/dist/node.d.ts package/dist/browser.js \
+  package/wasm/shaledb_wasm.js package/wasm/shaledb_wasm_bg.wasm; do
+  grep -qx "$f" <<<"$listing" || die "the tarball lacks $f"
+done
+
+# The example, exactly as the README shows it.
+example="$(awk '
+  /^## Node.js API/ { in_section = 1; next }
+  in_section && /^## / { exit }
+  in_section && /^```js$/ { in_block = 1; next }
+  in_block && /^```$/ { exit }
+  in_block { print }
+' README.md)"
+grep -q 'from "shaledb"' <<<"$example" || die "no \`\`\`js example found in the README's Node.js API section"
+
+section "pack-smoke: install $tarball into an empty project ($tmp/app)"
+mkdir "$tmp/app"
+cd "$tmp/app"
+printf '+ npm init -y\n'
+npm init -y >/dev/null
+run npm install --silent --no-audit --no-fund "$tmp/$tarball"
+printf '%s\n' "$example" >example.mjs
+printf -- '--- example.mjs (from README.md)\n%s\n---\n' "$example"
+
+section "pack-smoke: run the README example"
+for attempt in first second; do
+  printf '+ node example.mjs   (%s run)\n' "$attempt"
+  out="$(node example.mjs)"
+  echo "$out"
+  [ "$out" = "v" ] || die "expected the example to print \"v\", got: $out"
+done
+[ -f my-db/CURRENT ] || die "the example left no database in $tmp/app/my-db"
+if [ "$(uname -s)" = Linux ]; then
+  # Without its close(): the process exits holding the lock, and the next run takes the stale
+  # lock over (Linux only: elsewhere a process's liveness cannot be checked).
+  grep -v 'db.close()' <<<"$example" >example-no-close.mjs
+  for attempt in first second; do
+    printf '+ node example-no-close.mjs   (the example without close(), %s run)\n' "$attempt"
+    out="$(node example-no-close.mjs)"
+    echo "$out"
+    [ "$out" = "v" ] || die "expected \"v\", got: $out"
+  done
+fi
+
+section "pack-smoke: the synchronous API and the error type, from the installed package"
+cat >sync.mjs <<'JS'
+import { openSync, ShaleError } from "shaledb";
+const db = openSync("./my-db");
+if (db.get("k") !== "v") throw new Error(`get: ${db.get("k")}`);
+try {
+  openSync("./my-db");
+  throw new Error("a second open succeeded");
+} catch (e) {
+  if (!(e instanceof ShaleError) || e.code !== "LOCKED") throw e;
+}
+db.close();
+console.log("openSync: get k = v; a second open fails with LOCKED");
+JS
+run node sync.mjs
+
+section "pack-smoke: TypeScript resolves the package's types (tsc --strict, module nodenext)"
+tsc="$REPO/node_modules/.bin/tsc"
+if [ -x "$tsc" ]; then
+  cat >types.mts <<'TS'
+import { open, openSync, ShaleError, type Database, type ShaleErrorCode } from "shaledb";
+const db: Database<string, string> = await open("./my-db");
+const value: string | undefined = await db.get("k");
+const code: ShaleErrorCode = new ShaleError("IO", "x").code;
+const sync = openSync("./other", { valueEncoding: "json" });
+sync.put("k", { n: 1 });
+console.log(value, code);
+TS
+  run "$tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 \
+    --lib es2023 --types node --typeRoots "$REPO/node_modules/@types" types.mts
+  echo "types.mts type-checks"
+else
+  echo "skipped: $tsc missing (run scripts/setup.sh)"
+fi
+
+section "pack-smoke: passed"
