@@ -3,7 +3,8 @@
 # order, and stops at the first failure:
 #   Rust: fmt check, clippy (-D warnings), tests, clippy of the core and bindings for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
-#   JS: build (tsc), strict type check of sources and tests, vitest in Node.
+#   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
+#   project (scripts/pack-smoke.sh), vitest in Node.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -42,6 +43,9 @@ npm run --silent --workspace packages/js build
 
 step "type check packages/js, sources and tests (tsc --strict --noEmit)"
 npm run --silent --workspace packages/js typecheck
+
+step "the packed package installs into an empty project and runs the README example (scripts/pack-smoke.sh)"
+bash scripts/pack-smoke.sh --no-build
 
 step "vitest run (Node)"
 report="$(mktemp -d)/vitest.json"

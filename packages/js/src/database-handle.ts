@@ -20,10 +20,15 @@ const STEP_BUDGET = 512 << 10;
 /** How long one idle-time maintenance turn may keep the event loop (milliseconds). */
 const TURN_MS = 4;
 
+/**
+ * Runs `task` once the event loop is free. In Node a (ref'd) `setImmediate`: an unref'd one
+ * would not wake a loop blocked waiting for I/O or timers, so maintenance would stall; the
+ * process stays alive only until the pending work is done (or the database is closed).
+ */
 const schedule: (task: () => void) => void =
   typeof setImmediate === "function"
     ? (task) => {
-        setImmediate(task).unref();
+        setImmediate(task);
       }
     : (task) => {
         setTimeout(task, 0);

@@ -90,6 +90,9 @@ function hasStringCode(error: unknown): error is Error & { code: string } {
  * instance and runs the panic listeners.
  */
 export function call<T>(fn: () => T): T {
+  if (state === "uninitialized" && syncLoader !== undefined) {
+    syncLoader();
+  }
   if (state !== "ready") {
     if (state === "uninitialized") {
       throw new ShaleError("NOT_INITIALIZED", "shaledb: call and await init() first");

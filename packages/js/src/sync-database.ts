@@ -7,7 +7,7 @@ import { SyncBatchImpl, packOperations } from "./batch.js";
 import { keyCodec, valueCodec, describe } from "./codec.js";
 import { DatabaseHandle } from "./database-handle.js";
 import { call, ensureLoadedSync, wasm } from "./engine.js";
-import { invalidArgument } from "./errors.js";
+import { ShaleError, invalidArgument } from "./errors.js";
 import { writePacked } from "./packed-ops.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
@@ -57,6 +57,18 @@ function option<T>(
   return value as T;
 }
 
+/** A `ShaleError` for a failure to reach the directory itself. */
+function storageError(location: string, error: unknown): ShaleError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ShaleError(
+    code === "ENOENT" ? "NOT_FOUND" : "IO",
+    `shaledb: cannot open the directory ${location}: ${message}` +
+      (code === "ENOENT" ? " (it does not exist and createIfMissing is false)" : ""),
+    { cause: error },
+  );
+}
+
 /** Opens the database at `location` in `env` synchronously. */
 export function openDatabaseSync(
   env: Environment,
@@ -85,7 +97,12 @@ export function openDatabaseSync(
 
   ensureLoadedSync();
   const resolved = env.resolve(location);
-  const storage = env.storage(resolved, createIfMissing);
+  let storage: StorageHost;
+  try {
+    storage = env.storage(resolved, createIfMissing);
+  } catch (error) {
+    throw storageError(resolved, error);
+  }
   let id: number;
   try {
     id = call(() =>
@@ -104,6 +121,8 @@ export function openDatabaseSync(
     throw error;
   }
   const handle = new DatabaseHandle(id, storage, resolved, autoMaintenance);
+  // Work left by an earlier process (immutable memtables recovered, a deep L0) starts now.
+  handle.afterWrite();
   return new SyncDatabaseImpl(handle, env, keys, values);
 }
 
