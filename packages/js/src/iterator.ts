@@ -103,6 +103,9 @@ export class SyncIterator<T> implements SyncEntryIterator<T> {
     this.#keys = keys;
     this.#values = values;
     this.#remaining = checkLimit(options.limit);
+    if (options.reverse !== undefined && typeof options.reverse !== "boolean") {
+      throw invalidArgument(`options.reverse must be a boolean, got ${typeof options.reverse}`);
+    }
     const b = encodeBounds(options, keys);
     const snapshot = snapshotId(db, options.snapshot);
     if (this.#remaining === 0) {
@@ -144,6 +147,10 @@ export class SyncIterator<T> implements SyncEntryIterator<T> {
   }
 
   next(): IteratorResult<T, undefined> {
+    if (!this.#closed) {
+      // Entries already fetched are not served from a closed database or a dead instance.
+      this.#db.check();
+    }
     if (this.#left === 0) {
       if (this.#closed || this.#exhausted || !this.#fill()) {
         this.close();

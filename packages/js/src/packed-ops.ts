@@ -6,6 +6,7 @@
  */
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./engine.js";
+import { invalidArgument } from "./errors.js";
 import type { WriteOptions } from "./types.js";
 
 export const OP_PUT = 0;
@@ -64,8 +65,17 @@ export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteO
   if (ops.count === 0) {
     return;
   }
-  const sync = options?.sync === true;
+  const sync = syncOption(options);
   db.call(() => wasm.dbWrite(db.id, ops.bytes(), sync));
   db.afterWrite();
 }
 
+
+/** `options.sync`, checked: a boolean or absent. */
+export function syncOption(options: WriteOptions | undefined): boolean {
+  const sync: unknown = options?.sync;
+  if (sync !== undefined && typeof sync !== "boolean") {
+    throw invalidArgument(`options.sync must be a boolean, got ${typeof sync}`);
+  }
+  return sync === true;
+}

@@ -8,7 +8,7 @@ import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./engine.js";
 import { invalidArgument } from "./errors.js";
 import { SyncIterator, type IterationMode } from "./iterator.js";
-import { OP_DELETE_RANGE, PackedOps, writePacked } from "./packed-ops.js";
+import { OP_DELETE_RANGE, PackedOps, syncOption, writePacked } from "./packed-ops.js";
 import { readOutput, writeScratch } from "./scratch.js";
 import { SnapshotImpl, snapshotId } from "./snapshot.js";
 import type {
@@ -79,7 +79,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   put(key: unknown, value: unknown, options?: WriteOptions): void {
     const k = this.encodeKey(key);
     const v = this.encodeValue(value);
-    const sync = options?.sync === true;
+    const sync = syncOption(options);
     const db = this.db;
     db.call(() => {
       writeScratch(k, v);
@@ -90,7 +90,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
 
   delete(key: unknown, options?: WriteOptions): void {
     const k = this.encodeKey(key);
-    const sync = options?.sync === true;
+    const sync = syncOption(options);
     const db = this.db;
     db.call(() => {
       writeScratch(k);

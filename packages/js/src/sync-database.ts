@@ -154,6 +154,9 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     if (typeof name !== "string" || name === "") {
       throw invalidArgument(`a keyspace name must be a non-empty string, got ${describe(name)}`);
     }
+    if (name === "default") {
+      throw invalidArgument('the keyspace name "default" is reserved: use the database itself');
+    }
     const keys = keyCodec(options.keyEncoding);
     const values = valueCodec(options.valueEncoding);
     const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name));
@@ -217,6 +220,9 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   }
 
   maintain(budgetBytes = 1 << 20): boolean {
+    if (typeof budgetBytes !== "number" || !(budgetBytes > 0)) {
+      throw invalidArgument(`maintain needs a positive number of bytes, got ${describe(budgetBytes)}`);
+    }
     return this.db.call(() => wasm.dbMaintain(this.db.id, budgetBytes));
   }
 
@@ -225,7 +231,13 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       throw invalidArgument("checkpoint needs a destination directory");
     }
     this.db.check();
-    const storage = this.#env.storage(this.#env.resolve(destination), true);
+    const resolved = this.#env.resolve(destination);
+    let storage: StorageHost;
+    try {
+      storage = this.#env.storage(resolved, true);
+    } catch (error) {
+      throw storageError(resolved, error);
+    }
     try {
       this.db.call(() => wasm.dbCheckpoint(this.db.id, storage));
     } finally {

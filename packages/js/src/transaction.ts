@@ -6,6 +6,7 @@
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./engine.js";
 import { closedError } from "./errors.js";
+import { syncOption } from "./packed-ops.js";
 import { storeOf, type StoreImpl } from "./store.js";
 import type { KeyspaceRef, SyncTransaction, WriteOptions } from "./types.js";
 
@@ -59,7 +60,7 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
     this.#ended = true;
     // The instance ends the transaction whatever the outcome.
     this.db.forget("transaction", this.id, this);
-    const sync = options?.sync === true;
+    const sync = syncOption(options);
     this.db.call(() => wasm.txCommit(this.id, sync));
     this.db.afterWrite();
   }
