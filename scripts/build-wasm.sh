@@ -22,10 +22,30 @@ if [ -f "$wasm" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$tools" ] &&
   exit 0
 fi
 
-cargo build -p shaledb-wasm --target wasm32-unknown-unknown --release
+cargo build -p shaledb-wasm --target wasm32-unknown-unknown --profile wasm
 rm -rf "$out"
 wasm-bindgen --target web --out-dir "$out" \
-  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/shaledb_wasm.wasm"
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/shaledb_wasm.wasm"
+# After a panic the instance is dead, and the glue keeps it in a module-level `wasm` that
+# initSync/init return as is. This export lets the TypeScript layer drop it, so the next open
+# instantiates a fresh module (packages/js/src/engine.ts).
+glue="$out/shaledb_wasm.js"
+grep -q '^let wasmModule, wasmInstance, wasm;$' "$glue" ||
+  die "wasm-bindgen glue changed: $glue no longer declares 'let wasmModule, wasmInstance, wasm;'"
+cat >>"$glue" <<'JS'
+
+/** ShaleDB: forgets the current instance; the next initSync/init instantiates a fresh one. */
+export function forgetInstance() {
+    wasm = undefined;
+    wasmModule = undefined;
+    wasmInstance = undefined;
+}
+JS
+cat >>"$out/shaledb_wasm.d.ts" <<'TS'
+
+/** ShaleDB: forgets the current instance; the next initSync/init instantiates a fresh one. */
+export function forgetInstance(): void;
+TS
 raw=$(wc -c <"$wasm")
 # wasm-opt reads the enabled features (bulk memory, reference types, ...) from the module.
 "$wasm_opt" "${opt_flags[@]}" "$wasm" -o "$wasm.opt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: the whole test command. Installs what is missing (scripts/setup.sh), then runs, in
 # order, and stops at the first failure:
-#   Rust: fmt check, clippy (-D warnings), tests, a wasm32 check of the core;
+#   Rust: fmt check, clippy (-D warnings), tests, clippy of the core and bindings for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, vitest in Node.
 set -euo pipefail
@@ -31,8 +31,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace"
 cargo test --workspace
 
-step "cargo check -p shaledb --target wasm32-unknown-unknown"
-cargo check -p shaledb --target wasm32-unknown-unknown
+step "cargo clippy -p shaledb-wasm --target wasm32-unknown-unknown -- -D warnings (the core and its bindings as WebAssembly)"
+cargo clippy -p shaledb-wasm --target wasm32-unknown-unknown -- -D warnings
 
 step "build the WebAssembly module (scripts/build-wasm.sh)"
 bash scripts/build-wasm.sh

@@ -170,6 +170,7 @@ impl Error {
     /// (`"IO"`, `"CORRUPTION"`, `"LOCKED"`, ...).
     pub fn code(&self) -> &'static str {
         match self {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::StorageFull => "QUOTA",
             Error::Io { .. } => "IO",
             Error::NotFound { .. } => "NOT_FOUND",
             Error::AlreadyExists { .. } => "ALREADY_EXISTS",

@@ -25,6 +25,16 @@
 //! # Ok::<(), shaledb::Error>(())
 //! ```
 #![deny(unsafe_code)]
+// On wasm32 nothing is `Send`/`Sync` (JS-backed storage; no threads) and `std::fs::File` is an
+// empty stub, so these two lints only flag the single-threaded build.
+#![cfg_attr(
+    target_arch = "wasm32",
+    allow(
+        clippy::arc_with_non_send_sync,
+        clippy::drop_non_drop,
+        reason = "wasm32 is single-threaded and its std::fs is a stub"
+    )
+)]
 
 pub mod batch;
 pub mod compaction;

@@ -5,7 +5,8 @@
  * @module
  */
 import initWasm from "../wasm/shaledb_wasm.js";
-import { isReady, markReady } from "./state.js";
+import { isReady, markReady } from "./engine.js";
+import { setMemory } from "./scratch.js";
 
 export * from "./core.js";
 
@@ -25,7 +26,8 @@ export function init(wasmUrl?: string | URL): Promise<void> {
   loading ??= initWasm({
     module_or_path: wasmUrl ?? new URL("../wasm/shaledb_wasm_bg.wasm", import.meta.url),
   }).then(
-    () => {
+    (instance) => {
+      setMemory(instance.memory);
       markReady();
     },
     (error: unknown) => {

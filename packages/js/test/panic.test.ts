@@ -27,3 +27,38 @@ it("a panic becomes a PANIC error with the message, and later calls fail with PA
     expect((e as ShaleError).code).toBe("PANIC");
   }
 });
+
+it("after a panic every handle fails with PANIC, the lock is released and the next open starts a fresh module", async () => {
+  const { mkdtempSync, existsSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { openSync } = await import("shaledb");
+  const dir = mkdtempSync(join(tmpdir(), "shaledb-panic-"));
+  try {
+    // The earlier test left the module panicked: opening instantiates a fresh one.
+    const db = openSync(dir);
+    db.put("kept", "yes", { sync: true });
+    const iterator = db.iterator();
+    const snapshot = db.snapshot();
+    expect(() => debugPanic("second boom")).toThrow(ShaleError);
+
+    for (const use of [() => db.get("kept"), () => iterator.next(), () => db.get("kept", { snapshot })]) {
+      let code: unknown;
+      try {
+        use();
+      } catch (e) {
+        code = (e as ShaleError).code;
+      }
+      expect(code).toBe("PANIC");
+    }
+    expect(existsSync(join(dir, "LOCK"))).toBe(false);
+
+    const reopened = openSync(dir);
+    expect(reopened.get("kept")).toBe("yes");
+    expect(version()).toMatch(/^\d+\.\d+\.\d+/);
+    reopened.close();
+    db.close(); // a dead handle closes quietly
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

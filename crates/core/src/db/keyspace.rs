@@ -77,6 +77,18 @@ impl Keyspace {
         self.db.write(b.take(&self.db)?, false).map(|_| ())
     }
 
+    /// Compacts this keyspace's keys in `[start, end]` (`None` = to the keyspace's first or
+    /// last key) down to the deepest level; see [`crate::Db::compact_range`].
+    pub fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        let start = keys::encode(self.id, start.unwrap_or_default());
+        let end = match end {
+            Some(end) => keys::encode(self.id, end),
+            None => keys::keyspace_end(self.id),
+        };
+        self.db.check_writable()?;
+        self.db.compact_range(Some(&start), Some(&end))
+    }
+
     /// An iterator over the keyspace at the current state (it sees a snapshot taken now).
     pub fn iter(&self, options: IterOptions) -> Result<DbIterator> {
         DbIterator::new(&self.db, self.id, self.db.commit.visible_seq(), &options)

@@ -1,0 +1,331 @@
+//! Exports of the database API: open/close, reads and writes, keyspaces, maintenance, stats.
+//!
+//! Every object crosses the boundary as a numeric handle ([`crate::handles`]); keyspaces are
+//! numbered per database (0 = the default keyspace). Keys and values cross as byte arrays:
+//! one copy into WebAssembly memory on the way in, one copy out.
+
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+
+use shaledb::db::{Budget, Options};
+use shaledb::{Batch, Db, Error, Keyspace, WriteOptions};
+use wasm_bindgen::prelude::*;
+
+use crate::errors::{invalid, js_result, JsResult};
+use crate::handles::{with, Table};
+use crate::js_storage::{JsStorage, StorageHost};
+use crate::scratch;
+use crate::snapshots::SNAPSHOTS;
+
+/// Bytes of writes after which a write does one bounded maintenance step itself (the debt
+/// bound): a tight loop of synchronous writes gives the idle-time scheduler no chance to run.
+const INLINE_STEP_EVERY: u64 = 256 << 10;
+/// The budget of such an inline step (bytes of table data merged).
+const INLINE_STEP_BUDGET: u64 = 1 << 20;
+
+/// An open database and the keyspaces JavaScript has opened on it.
+pub struct DbEntry {
+    pub db: Db,
+    pub keyspaces: Vec<Keyspace>,
+    /// Bytes written since the last inline maintenance step.
+    debt: Cell<u64>,
+}
+
+impl DbEntry {
+    pub fn keyspace(&self, index: u32) -> Result<&Keyspace, Error> {
+        self.keyspaces
+            .get(index as usize)
+            .ok_or_else(|| Error::InvalidArgument(format!("no keyspace number {index}")))
+    }
+
+    /// Adds `bytes` to the debt and, past the bound, does one bounded maintenance step.
+    fn after_write(&self, bytes: usize) -> Result<(), Error> {
+        let debt = self.debt.get() + bytes as u64;
+        if debt < INLINE_STEP_EVERY {
+            self.debt.set(debt);
+            return Ok(());
+        }
+        self.debt.set(0);
+        self.db.maintain(Budget {
+            bytes: INLINE_STEP_BUDGET,
+        })?;
+        Ok(())
+    }
+}
+
+thread_local! {
+    pub static DATABASES: RefCell<Table<DbEntry>> = RefCell::new(Table::new("database"));
+}
+
+/// Runs `f` on database `db`.
+pub fn with_db<R>(db: u32, f: impl FnOnce(&DbEntry) -> Result<R, Error>) -> Result<R, Error> {
+    with(&DATABASES, |t| f(t.get(db)?))
+}
+
+fn size_option(name: &str, value: f64, min: f64, max: f64) -> JsResult<usize> {
+    if !(value.fract() == 0.0 && (min..=max).contains(&value)) {
+        return Err(invalid(format!(
+            "{name} must be a whole number from {min} to {max}, got {value}"
+        )));
+    }
+    Ok(value as usize)
+}
+
+/// Opens the database stored through `host`. Sizes of 0 keep the defaults.
+#[wasm_bindgen(js_name = dbOpen)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a flat signature is cheapest to cross"
+)]
+pub fn db_open(
+    host: StorageHost,
+    create_if_missing: bool,
+    error_if_exists: bool,
+    memtable_size: f64,
+    block_cache_size: f64,
+    compression: bool,
+    bloom_bits_per_key: u32,
+) -> JsResult<u32> {
+    let mut options = Options::default();
+    options.background_thread = false;
+    options.create_if_missing = create_if_missing;
+    options.error_if_exists = error_if_exists;
+    options.memtable_size = size_option("memtableSize", memtable_size, 64.0 * 1024.0, 1e9)?;
+    options.block_cache_size = size_option("blockCacheSize", block_cache_size, 0.0, 4e9)? as u64;
+    options.compression = compression;
+    options.bloom_bits_per_key = bloom_bits_per_key;
+    let db = js_result(Db::open_storage(Arc::new(JsStorage::new(host)), options))?;
+    let default = db.default_keyspace();
+    Ok(with(&DATABASES, |t| {
+        t.insert(DbEntry {
+            db,
+            keyspaces: vec![default],
+            debt: Cell::new(0),
+        })
+    }))
+}
+
+/// Closes database `db` (its iterators, snapshots and transactions must be closed first).
+#[wasm_bindgen(js_name = dbClose)]
+pub fn db_close(db: u32) -> JsResult<()> {
+    let Some(entry) = with(&DATABASES, |t| t.remove(db)) else {
+        return Ok(());
+    };
+    js_result(entry.db.close())
+}
+
+/// Opens (creating it durably if missing) keyspace `name`; returns its number in `db`.
+#[wasm_bindgen(js_name = dbKeyspace)]
+pub fn db_keyspace(db: u32, name: &str) -> JsResult<u32> {
+    js_result(with(&DATABASES, |t| {
+        let entry = t.get_mut(db)?;
+        if let Some(i) = entry.keyspaces.iter().position(|k| k.name() == name) {
+            return Ok(i as u32);
+        }
+        let keyspace = entry.db.keyspace(name)?;
+        entry.keyspaces.push(keyspace);
+        Ok((entry.keyspaces.len() - 1) as u32)
+    }))
+}
+
+/// The value of `key` in keyspace `ks`, at snapshot `snapshot` (0: the latest state).
+#[wasm_bindgen(js_name = dbGet)]
+pub fn db_get(db: u32, ks: u32, key: &[u8], snapshot: u32) -> JsResult<Option<Vec<u8>>> {
+    js_result(with_db(db, |entry| {
+        let keyspace = entry.keyspace(ks)?;
+        if snapshot == 0 {
+            keyspace.get(key)
+        } else {
+            with(&SNAPSHOTS, |t| t.get(snapshot)?.get(keyspace, key))
+        }
+    }))
+}
+
+/// [`db_get`] with the key in the scratch buffer ([`crate::scratch`]): returns the address of
+/// the value (its length in the scratch buffer's first 4 bytes), or 0 if `key` is absent.
+#[wasm_bindgen(js_name = dbGetScratch)]
+pub fn db_get_scratch(db: u32, ks: u32, key_len: u32, snapshot: u32) -> JsResult<u32> {
+    let value = js_result(scratch::with_input(key_len, |key| {
+        with_db(db, |entry| {
+            let keyspace = entry.keyspace(ks)?;
+            if snapshot == 0 {
+                keyspace.get(key)
+            } else {
+                with(&SNAPSHOTS, |t| t.get(snapshot)?.get(keyspace, key))
+            }
+        })
+    }))?;
+    js_result(scratch::output(value))
+}
+
+/// [`db_put`] with key and value one after the other in the scratch buffer.
+#[wasm_bindgen(js_name = dbPutScratch)]
+pub fn db_put_scratch(db: u32, ks: u32, key_len: u32, value_len: u32, sync: bool) -> JsResult<()> {
+    let total = key_len
+        .checked_add(value_len)
+        .ok_or_else(|| invalid("key and value too large".into()))?;
+    js_result(scratch::with_input(total, |input| {
+        let (key, value) = input.split_at(key_len as usize);
+        with_db(db, |entry| {
+            entry
+                .keyspace(ks)?
+                .put_opt(key, value, WriteOptions { sync })?;
+            entry.after_write(input.len())
+        })
+    }))
+}
+
+/// [`db_delete`] with the key in the scratch buffer.
+#[wasm_bindgen(js_name = dbDeleteScratch)]
+pub fn db_delete_scratch(db: u32, ks: u32, key_len: u32, sync: bool) -> JsResult<()> {
+    js_result(scratch::with_input(key_len, |key| {
+        with_db(db, |entry| {
+            entry.keyspace(ks)?.delete_opt(key, WriteOptions { sync })?;
+            entry.after_write(key.len())
+        })
+    }))
+}
+
+#[wasm_bindgen(js_name = dbPut)]
+pub fn db_put(db: u32, ks: u32, key: &[u8], value: &[u8], sync: bool) -> JsResult<()> {
+    js_result(with_db(db, |entry| {
+        entry
+            .keyspace(ks)?
+            .put_opt(key, value, WriteOptions { sync })?;
+        entry.after_write(key.len() + value.len())
+    }))
+}
+
+#[wasm_bindgen(js_name = dbDelete)]
+pub fn db_delete(db: u32, ks: u32, key: &[u8], sync: bool) -> JsResult<()> {
+    js_result(with_db(db, |entry| {
+        entry.keyspace(ks)?.delete_opt(key, WriteOptions { sync })?;
+        entry.after_write(key.len())
+    }))
+}
+
+/// Operation codes of a packed batch (see [`db_write`]).
+const OP_PUT: u8 = 0;
+const OP_DELETE: u8 = 1;
+const OP_DELETE_RANGE: u8 = 2;
+
+/// Applies a packed batch atomically. `ops` is a sequence of operations, each
+/// `op u8, keyspace u32 LE, key length u32 LE, key, [value length u32 LE, value]` where `op` is
+/// 0 (put: key, value), 1 (delete: key) or 2 (delete range: start as key, end as value).
+#[wasm_bindgen(js_name = dbWrite)]
+pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
+    js_result(with_db(db, |entry| {
+        let batch = decode_batch(entry, ops)?;
+        entry.db.write(&batch, WriteOptions { sync })?;
+        entry.after_write(ops.len())
+    }))
+}
+
+fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
+    let mut reader = PackedReader { bytes: ops, pos: 0 };
+    let mut batch = Batch::new();
+    while reader.pos < ops.len() {
+        let op = reader.u8()?;
+        let keyspace = entry.keyspace(reader.u32()?)?;
+        let key = reader.bytes()?;
+        match op {
+            OP_PUT => batch.put(keyspace, key, reader.bytes()?)?,
+            OP_DELETE => batch.delete(keyspace, key)?,
+            OP_DELETE_RANGE => batch.delete_range(keyspace, key, reader.bytes()?)?,
+            other => return Err(Error::InvalidArgument(format!("unknown batch op {other}"))),
+        };
+    }
+    Ok(batch)
+}
+
+/// Reads the fields of a packed batch; running past its end is `INVALID_ARGUMENT`.
+struct PackedReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> PackedReader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        let out = self
+            .pos
+            .checked_add(n)
+            .and_then(|end| self.bytes.get(self.pos..end))
+            .ok_or_else(|| Error::InvalidArgument("truncated batch".into()))?;
+        self.pos += n;
+        Ok(out)
+    }
+
+    fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.take(1)?.first().copied().unwrap_or_default())
+    }
+
+    fn u32(&mut self) -> Result<u32, Error> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes(b.try_into().unwrap_or_default()))
+    }
+
+    fn bytes(&mut self) -> Result<&'a [u8], Error> {
+        let n = self.u32()? as usize;
+        self.take(n)
+    }
+}
+
+/// Writes the memtable to a table.
+#[wasm_bindgen(js_name = dbFlush)]
+pub fn db_flush(db: u32) -> JsResult<()> {
+    js_result(with_db(db, |entry| entry.db.flush()))
+}
+
+/// Compacts keys in `[start, end]` of keyspace `ks` (missing bound: the keyspace's end).
+#[wasm_bindgen(js_name = dbCompact)]
+pub fn db_compact(db: u32, ks: u32, start: Option<Vec<u8>>, end: Option<Vec<u8>>) -> JsResult<()> {
+    js_result(with_db(db, |entry| {
+        entry
+            .keyspace(ks)?
+            .compact_range(start.as_deref(), end.as_deref())
+    }))
+}
+
+/// One bounded step of flush or compaction (about `budget` bytes); whether more is pending.
+#[wasm_bindgen(js_name = dbMaintain)]
+pub fn db_maintain(db: u32, budget: f64) -> JsResult<bool> {
+    let bytes = if budget.is_finite() && budget >= 1.0 {
+        budget as u64
+    } else {
+        1
+    };
+    js_result(with_db(db, |entry| {
+        Ok(entry.db.maintain(Budget { bytes })?.more)
+    }))
+}
+
+/// Writes a consistent copy of `db` into the (empty) storage behind `host`.
+#[wasm_bindgen(js_name = dbCheckpoint)]
+pub fn db_checkpoint(db: u32, host: StorageHost) -> JsResult<()> {
+    js_result(with_db(db, |entry| {
+        entry.db.checkpoint_to(Arc::new(JsStorage::new(host)))
+    }))
+}
+
+/// Figures: `[entries, writeAmplification, userBytesWritten, memtableBytes, cacheBytes,
+/// tableBytes, levels, files0, bytes0, files1, bytes1, ...]`.
+#[wasm_bindgen(js_name = dbStats)]
+pub fn db_stats(db: u32) -> JsResult<Vec<f64>> {
+    js_result(with_db(db, |entry| {
+        let s = entry.db.stats();
+        let mut out = vec![
+            s.entries as f64,
+            s.write_amplification,
+            s.user_bytes_written as f64,
+            s.memtable_bytes as f64,
+            s.cache_bytes as f64,
+            s.table_bytes as f64,
+            s.level_files.len() as f64,
+        ];
+        for (files, bytes) in s.level_files.iter().zip(&s.level_bytes) {
+            out.push(*files as f64);
+            out.push(*bytes as f64);
+        }
+        Ok(out)
+    }))
+}

@@ -1,0 +1,26 @@
+//! Errors crossing into JavaScript: a JS `Error` with the core error's message and its stable
+//! `code` (`shaledb::Error::code`), which the TypeScript layer turns into a `ShaleError`.
+
+use wasm_bindgen::JsValue;
+
+/// The result type of exports.
+pub type JsResult<T> = Result<T, JsValue>;
+
+/// A JavaScript `Error` carrying `error`'s message and code.
+pub fn to_js_error(error: &shaledb::Error) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    js.set_name("ShaleError");
+    // Setting a property on a fresh, extensible Error object cannot fail.
+    let _ = js_sys::Reflect::set(&js, &JsValue::from_str("code"), &error.code().into());
+    js.into()
+}
+
+/// An `INVALID_ARGUMENT` error.
+pub fn invalid(message: String) -> JsValue {
+    to_js_error(&shaledb::Error::InvalidArgument(message))
+}
+
+/// Converts a core result for JavaScript.
+pub fn js_result<T>(result: shaledb::Result<T>) -> JsResult<T> {
+    result.map_err(|e| to_js_error(&e))
+}

@@ -1,0 +1,75 @@
+/**
+ * Atomic batches: chained (`db.batch().put(...).write()`) and array (`db.batch([...])`).
+ *
+ * @module
+ */
+import type { DatabaseHandle } from "./database-handle.js";
+import { invalidArgument } from "./errors.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, writePacked } from "./packed-ops.js";
+import { storeOf, type StoreImpl } from "./store.js";
+import type { KeyspaceRef, SyncBatch, WriteOptions } from "./types.js";
+
+export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
+  readonly #ops = new PackedOps();
+
+  constructor(
+    readonly db: DatabaseHandle,
+    readonly store: StoreImpl,
+  ) {}
+
+  #target(keyspace: KeyspaceRef<unknown, unknown> | undefined): StoreImpl {
+    return keyspace === undefined ? this.store : storeOf(this.db, keyspace);
+  }
+
+  put(key: unknown, value: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
+    const s = this.#target(keyspace);
+    this.#ops.add(OP_PUT, s.keyspaceId, s.encodeKey(key), s.encodeValue(value));
+    return this;
+  }
+
+  delete(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
+    const s = this.#target(keyspace);
+    this.#ops.add(OP_DELETE, s.keyspaceId, s.encodeKey(key));
+    return this;
+  }
+
+  deleteRange(range: { gte: unknown; lt: unknown }, keyspace?: KeyspaceRef<unknown, unknown>): this {
+    const s = this.#target(keyspace);
+    this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, s.encodeKey(range.gte), s.encodeKey(range.lt));
+    return this;
+  }
+
+  get length(): number {
+    return this.#ops.count;
+  }
+
+  write(options?: WriteOptions): void {
+    writePacked(this.db, this.#ops, options);
+    this.#ops.clear();
+  }
+
+  clear(): void {
+    this.#ops.clear();
+  }
+}
+
+/** Packs an array batch (`db.batch([...])`) of the default store. */
+export function packOperations(
+  store: StoreImpl,
+  operations: readonly { type: string; key: unknown; value?: unknown }[],
+): PackedOps {
+  const ops = new PackedOps();
+  if (!Array.isArray(operations)) {
+    throw invalidArgument("batch operations must be an array");
+  }
+  for (const op of operations) {
+    if (op?.type === "put") {
+      ops.add(OP_PUT, store.keyspaceId, store.encodeKey(op.key), store.encodeValue(op.value));
+    } else if (op?.type === "delete") {
+      ops.add(OP_DELETE, store.keyspaceId, store.encodeKey(op.key));
+    } else {
+      throw invalidArgument(`a batch operation's type must be "put" or "delete"`);
+    }
+  }
+  return ops;
+}

@@ -1,0 +1,57 @@
+/**
+ * The error type of the whole API.
+ *
+ * @module
+ */
+
+/**
+ * Stable error codes, shared with the Rust core (`shaledb::Error::code`). New codes may be added
+ * in minor versions.
+ * - `LOCKED`: another process (or another open in this one) has the database; close it first.
+ * - `CORRUPTION`: a file is damaged; the message names the file and offset.
+ * - `CLOSED`: the database, iterator, snapshot or transaction was closed.
+ * - `INVALID_ARGUMENT`: a wrong type, an oversize key or value, a bad option.
+ * - `CONFLICT`: a transaction's read was changed by another writer; retry it.
+ * - `POISONED`: an earlier I/O failure stopped writes; close and reopen the database.
+ * - `QUOTA`: out of space (disk full, or the browser's storage quota).
+ * - `PANIC`: a bug inside the WebAssembly module; every handle of it is dead, open again.
+ * - `NOT_INITIALIZED`: `init()` has not completed (browser).
+ */
+export type ShaleErrorCode =
+  | "IO"
+  | "NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "LOCKED"
+  | "CORRUPTION"
+  | "VERSION_UNSUPPORTED"
+  | "UNSUPPORTED_COMPRESSION"
+  | "RECORD_TOO_LARGE"
+  | "INVALID_ARGUMENT"
+  | "CLOSED"
+  | "CONFLICT"
+  | "POISONED"
+  | "QUOTA"
+  | "PANIC"
+  | "NOT_INITIALIZED";
+
+/** Every error thrown by `shaledb`. Test `code`, not the message: codes are stable. */
+export class ShaleError extends Error {
+  /** The stable code of this error. */
+  readonly code: ShaleErrorCode;
+
+  constructor(code: ShaleErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ShaleError";
+    this.code = code;
+  }
+}
+
+/** An `INVALID_ARGUMENT` error. */
+export function invalidArgument(message: string): ShaleError {
+  return new ShaleError("INVALID_ARGUMENT", `shaledb: ${message}`);
+}
+
+/** A `CLOSED` error for `what` (e.g. "the database"). */
+export function closedError(what: string): ShaleError {
+  return new ShaleError("CLOSED", `shaledb: ${what} is closed; open it again to use it`);
+}

@@ -1,0 +1,71 @@
+/**
+ * Batch operations packed into one byte array for one call into the instance (layout:
+ * `crates/wasm/src/database.rs`, `db_write`).
+ *
+ * @module
+ */
+import type { DatabaseHandle } from "./database-handle.js";
+import { wasm } from "./engine.js";
+import type { WriteOptions } from "./types.js";
+
+export const OP_PUT = 0;
+export const OP_DELETE = 1;
+export const OP_DELETE_RANGE = 2;
+
+/** A growable buffer of packed batch operations. */
+export class PackedOps {
+  #bytes = new Uint8Array(256);
+  #view = new DataView(this.#bytes.buffer);
+  #length = 0;
+  count = 0;
+
+  #reserve(extra: number): void {
+    const need = this.#length + extra;
+    if (need <= this.#bytes.length) {
+      return;
+    }
+    const grown = new Uint8Array(Math.max(need, this.#bytes.length * 2));
+    grown.set(this.#bytes.subarray(0, this.#length));
+    this.#bytes = grown;
+    this.#view = new DataView(grown.buffer);
+  }
+
+  #bytesField(data: Uint8Array): void {
+    this.#view.setUint32(this.#length, data.length, true);
+    this.#bytes.set(data, this.#length + 4);
+    this.#length += 4 + data.length;
+  }
+
+  add(op: number, keyspace: number, key: Uint8Array, value?: Uint8Array): void {
+    this.#reserve(13 + key.length + (value?.length ?? 0));
+    this.#bytes[this.#length] = op;
+    this.#view.setUint32(this.#length + 1, keyspace, true);
+    this.#length += 5;
+    this.#bytesField(key);
+    if (value !== undefined) {
+      this.#bytesField(value);
+    }
+    this.count += 1;
+  }
+
+  /** The packed operations (a view, valid until the next `add` or `clear`). */
+  bytes(): Uint8Array {
+    return this.#bytes.subarray(0, this.#length);
+  }
+
+  clear(): void {
+    this.#length = 0;
+    this.count = 0;
+  }
+}
+
+/** Applies `ops` to `db` atomically. */
+export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteOptions): void {
+  if (ops.count === 0) {
+    return;
+  }
+  const sync = options?.sync === true;
+  db.call(() => wasm.dbWrite(db.id, ops.bytes(), sync));
+  db.afterWrite();
+}
+

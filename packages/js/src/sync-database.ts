@@ -1,0 +1,242 @@
+/**
+ * The synchronous database (`openSync` in Node), and opening one on any storage bridge.
+ *
+ * @module
+ */
+import { SyncBatchImpl, packOperations } from "./batch.js";
+import { keyCodec, valueCodec, describe } from "./codec.js";
+import { DatabaseHandle } from "./database-handle.js";
+import { call, ensureLoadedSync, wasm } from "./engine.js";
+import { invalidArgument } from "./errors.js";
+import { writePacked } from "./packed-ops.js";
+import { SnapshotImpl } from "./snapshot.js";
+import type { StorageHost } from "./storage-host.js";
+import { StoreImpl } from "./store.js";
+import { SyncTransactionImpl } from "./transaction.js";
+import type {
+  BatchOperation,
+  EncodingOptions,
+  KeyEncoding,
+  KeyOf,
+  OpenOptions,
+  Snapshot,
+  Stats,
+  SyncBatch,
+  SyncDatabase,
+  SyncKeyspace,
+  SyncTransaction,
+  ValueEncoding,
+  ValueOf,
+  WriteOptions,
+} from "./types.js";
+
+/** Where databases live: a directory of files behind a storage bridge. */
+export interface Environment {
+  /** The canonical form of `location` (an absolute path in Node). */
+  resolve(location: string): string;
+  /** The storage bridge of directory `location`; `create`: make the directory if missing. */
+  storage(location: string, create: boolean): StorageHost;
+}
+
+const DEFAULT_MEMTABLE_SIZE = 4 << 20;
+const DEFAULT_BLOCK_CACHE_SIZE = 16 << 20;
+
+function option<T>(
+  options: Record<string, unknown>,
+  name: string,
+  type: "boolean" | "number",
+  fallback: T,
+): T {
+  const value = options[name];
+  if (value === undefined) {
+    return fallback;
+  }
+  if (typeof value !== type || (type === "number" && !Number.isFinite(value))) {
+    throw invalidArgument(`options.${name} must be a ${type}, got ${describe(value)}`);
+  }
+  return value as T;
+}
+
+/** Opens the database at `location` in `env` synchronously. */
+export function openDatabaseSync(
+  env: Environment,
+  location: string,
+  options: OpenOptions<KeyEncoding, ValueEncoding> = {},
+): SyncDatabaseImpl {
+  if (typeof location !== "string" || location === "") {
+    throw invalidArgument(`the location must be a non-empty string, got ${describe(location)}`);
+  }
+  if (typeof options !== "object" || options === null) {
+    throw invalidArgument(`options must be an object, got ${describe(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  const keys = keyCodec(options.keyEncoding);
+  const values = valueCodec(options.valueEncoding);
+  const createIfMissing = option(o, "createIfMissing", "boolean", true);
+  const errorIfExists = option(o, "errorIfExists", "boolean", false);
+  const memtableSize = option(o, "memtableSize", "number", DEFAULT_MEMTABLE_SIZE);
+  const blockCacheSize = option(o, "blockCacheSize", "number", DEFAULT_BLOCK_CACHE_SIZE);
+  const compression = option(o, "compression", "boolean", true);
+  const bloomBitsPerKey = option(o, "bloomBitsPerKey", "number", 10);
+  const autoMaintenance = option(o, "autoMaintenance", "boolean", true);
+  if (!Number.isInteger(bloomBitsPerKey) || bloomBitsPerKey < 0 || bloomBitsPerKey > 64) {
+    throw invalidArgument(`options.bloomBitsPerKey must be an integer from 0 to 64`);
+  }
+
+  ensureLoadedSync();
+  const resolved = env.resolve(location);
+  const storage = env.storage(resolved, createIfMissing);
+  let id: number;
+  try {
+    id = call(() =>
+      wasm.dbOpen(
+        storage,
+        createIfMissing,
+        errorIfExists,
+        memtableSize,
+        blockCacheSize,
+        compression,
+        bloomBitsPerKey,
+      ),
+    );
+  } catch (error) {
+    storage.releaseAll();
+    throw error;
+  }
+  const handle = new DatabaseHandle(id, storage, resolved, autoMaintenance);
+  return new SyncDatabaseImpl(handle, env, keys, values);
+}
+
+export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown, unknown> {
+  readonly #env: Environment;
+
+  constructor(
+    handle: DatabaseHandle,
+    env: Environment,
+    keys: ReturnType<typeof keyCodec>,
+    values: ReturnType<typeof valueCodec>,
+  ) {
+    super(handle, 0, "default", keys, values);
+    this.#env = env;
+  }
+
+  get location(): string {
+    return this.db.location;
+  }
+
+  get closed(): boolean {
+    return this.db.closed;
+  }
+
+  keyspace<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
+    name: string,
+    options: EncodingOptions<KE, VE> = {},
+  ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>> {
+    if (typeof name !== "string" || name === "") {
+      throw invalidArgument(`a keyspace name must be a non-empty string, got ${describe(name)}`);
+    }
+    const keys = keyCodec(options.keyEncoding);
+    const values = valueCodec(options.valueEncoding);
+    const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name));
+    return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<
+      KeyOf<KE>,
+      ValueOf<VE>
+    >;
+  }
+
+  batch(): SyncBatch<unknown, unknown>;
+  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): void;
+  batch(
+    operations?: readonly BatchOperation<unknown, unknown>[],
+    options?: WriteOptions,
+  ): SyncBatch<unknown, unknown> | undefined {
+    if (operations === undefined) {
+      this.db.check();
+      return new SyncBatchImpl(this.db, this);
+    }
+    writePacked(this.db, packOperations(this, operations), options);
+    return undefined;
+  }
+
+  snapshot(): Snapshot {
+    return SnapshotImpl.open(this.db);
+  }
+
+  transaction(): SyncTransaction<unknown, unknown> {
+    return SyncTransactionImpl.begin(this.db, this);
+  }
+
+  transact<T>(
+    body: (tx: SyncTransaction<unknown, unknown>) => T,
+    options: WriteOptions & { retries?: number } = {},
+  ): T {
+    const retries = options.retries ?? 10;
+    for (let attempt = 0; ; attempt++) {
+      const tx = this.transaction();
+      try {
+        const result = body(tx);
+        tx.commit(options);
+        return result;
+      } catch (error) {
+        tx.rollback();
+        const conflict = (error as { code?: unknown }).code === "CONFLICT";
+        if (!conflict || attempt >= retries) {
+          throw error;
+        }
+      }
+    }
+  }
+
+  flush(): void {
+    this.db.call(() => wasm.dbFlush(this.db.id));
+  }
+
+  compact(range: { start?: unknown; end?: unknown } = {}): void {
+    const start = range.start === undefined ? undefined : this.keyCodec.encode(range.start, "start");
+    const end = range.end === undefined ? undefined : this.keyCodec.encode(range.end, "end");
+    this.db.call(() => wasm.dbCompact(this.db.id, 0, start, end));
+  }
+
+  maintain(budgetBytes = 1 << 20): boolean {
+    return this.db.call(() => wasm.dbMaintain(this.db.id, budgetBytes));
+  }
+
+  checkpoint(destination: string): void {
+    if (typeof destination !== "string" || destination === "") {
+      throw invalidArgument("checkpoint needs a destination directory");
+    }
+    this.db.check();
+    const storage = this.#env.storage(this.#env.resolve(destination), true);
+    try {
+      this.db.call(() => wasm.dbCheckpoint(this.db.id, storage));
+    } finally {
+      storage.releaseAll();
+    }
+  }
+
+  stats(): Stats {
+    const f = this.db.call(() => wasm.dbStats(this.db.id));
+    const n = f[6] ?? 0;
+    const levels: Stats["levels"] = [];
+    for (let i = 0; i < n; i++) {
+      levels.push({ files: f[7 + 2 * i] ?? 0, bytes: f[8 + 2 * i] ?? 0 });
+    }
+    return {
+      entries: f[0] ?? 0,
+      levels,
+      writeAmplification: f[1] ?? 0,
+      userBytesWritten: f[2] ?? 0,
+      memtableBytes: f[3] ?? 0,
+      cacheBytes: f[4] ?? 0,
+      tableBytes: f[5] ?? 0,
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
