@@ -25,10 +25,11 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) 
 const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
-function chart(suite, rows) {
+// `cap`: the axis ends there; longer bars are cut at it (their label still gives the ratio).
+function chart(suite, rows, cap = Infinity) {
   const bar = 18, gap = 8, left = 230, width = 420, top = 30;
-  const max = Math.max(2, ...rows.map((r) => r.ratio));
-  const x = (v) => left + (v / max) * width;
+  const max = Math.max(2, ...rows.map((r) => Math.min(r.ratio, cap)));
+  const x = (v) => left + (Math.min(v, max) / max) * width;
   const h = top + rows.length * (bar + gap) + 30;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 70}" height="${h}" font-family="sans-serif" font-size="12">`,
@@ -141,7 +142,7 @@ function renderNode(map) {
     out.push("");
     if (bars.length) {
       const file = `node-${size}.svg`;
-      writeFileSync(join(dir, file), chart(`node, ${size} values`, bars));
+      writeFileSync(join(dir, file), chart(`node, ${size} values`, bars, 4));
       out.push(`![node ${size} ratios](${file})`, "");
     }
   }

@@ -4,7 +4,7 @@
 # `shaledb::Db` (engine shaledb-native, crates/core/benches/node_workloads.rs), appending JSON lines
 # to bench/results/node.jsonl, then renders bench/results/REPORT.md.
 #
-#   bash bench/run-node.sh                                  # everything (~10 minutes on 2 cores)
+#   bash bench/run-node.sh                                  # everything (~4 minutes on 2 cores)
 #   bash bench/run-node.sh get/random scan                  # cases whose name contains a filter
 #   bash bench/run-node.sh --engines=lmdb,shaledb-native    # some engines only
 #   bash bench/run-node.sh --sizes=100B

@@ -1,4 +1,4 @@
-// better-sqlite3 12 (SQLite 3.5x): a key/value table with a BLOB primary key (an ordinary rowid
+// better-sqlite3 12 (SQLite 3.53): a key/value table with a BLOB primary key (an ordinary rowid
 // table plus its key index, the usual schema; WITHOUT ROWID measured slower here for 1 KiB values
 // and for batches, since its B-tree leaves hold the whole rows), WAL mode. synchronous=NORMAL without
 // sync (a commit reaches the OS; fsync only at checkpoints), FULL with sync (every commit

@@ -1,4 +1,4 @@
-// classic-level 3 (LevelDB 1.23): writes and iterators only through Promises, awaited one at a
+// classic-level 3 (LevelDB 1.20): writes and iterators only through Promises, awaited one at a
 // time as its users do; gets through `getSync` (new in 3.0), its fastest read path. The Promise
 // `get` is measured too, as case get/random-promise/<size>.
 import { ClassicLevel } from "classic-level";

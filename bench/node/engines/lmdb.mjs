@@ -1,4 +1,4 @@
-// lmdb (lmdb-js 3, LMDB 0.9): synchronous gets and range reads; writes through `putSync` and
+// lmdb (lmdb-js 3, LMDB 0.9.90): synchronous gets and range reads; writes through `putSync` and
 // `transactionSync`. lmdb-js's default `put` is asynchronous and batches every write of an event
 // turn into one transaction committed later on a worker thread; `putSync` commits a transaction
 // per call, as every other engine here does per put.
