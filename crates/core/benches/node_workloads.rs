@@ -54,7 +54,10 @@ fn env_int(name: &str) -> Option<u64> {
     if v.is_empty() {
         return None;
     }
-    Some(v.parse::<f64>().unwrap_or_else(|_| panic!("{name}={v} is not a number")) as u64)
+    Some(
+        v.parse::<f64>()
+            .unwrap_or_else(|_| panic!("{name}={v} is not a number")) as u64,
+    )
 }
 
 impl Config {
@@ -72,7 +75,9 @@ impl Config {
             size,
             value_size,
             n,
-            gets: env_int("NODE_BENCH_GETS").unwrap_or(n.min(200_000) as u64).max(1) as usize,
+            gets: env_int("NODE_BENCH_GETS")
+                .unwrap_or(n.min(200_000) as u64)
+                .max(1) as usize,
             scans: env_int("NODE_BENCH_SCANS").unwrap_or(1000).max(1) as usize,
             sync_ops: env_int("NODE_BENCH_SYNC_OPS").unwrap_or(2000).max(1) as usize,
             cache_bytes: env_int("NODE_BENCH_CACHE_MB").unwrap_or(64) << 20,
@@ -311,8 +316,12 @@ fn run_size(bench: &Bench, cfg: &Config) {
         let db = open(dir.path(), cfg);
         let t = Instant::now();
         for j in 0..m {
-            db.put_opt(&d.keys[d.random[j] as usize], &d.values[j % w], WriteOptions::SYNC)
-                .unwrap();
+            db.put_opt(
+                &d.keys[d.random[j] as usize],
+                &d.values[j % w],
+                WriteOptions::SYNC,
+            )
+            .unwrap();
         }
         let e = t.elapsed();
         db.close().unwrap();
