@@ -323,6 +323,42 @@ describe("bad options", () => {
       db.close();
     }
   });
+
+  // FINDING (introduced with the wrong-type option check, f97ee4f): SyncTransactionImpl.commit
+  // marks the transaction ended and stops tracking it *before* it checks `options.sync`, so a
+  // commit with a bad option throws INVALID_ARGUMENT, the transaction is then CLOSED (its
+  // writes lost, no retry possible), and the native transaction is never committed or rolled
+  // back: its snapshot stays pinned until the database closes (compaction keeps old versions).
+  // Expected: a rejected argument changes nothing; the same transaction can still commit.
+  it.fails("a commit with a wrong-type option is INVALID_ARGUMENT and leaves the transaction usable", () => {
+    const db = openSync(freshPath("tx-commit-option"));
+    try {
+      db.put("k", "v0");
+      const tx = db.transaction();
+      tx.get("k");
+      tx.put("t", "from the transaction");
+      expectCode(() => tx.commit(bad<{ sync: boolean }>({ sync: "yes" })), "INVALID_ARGUMENT");
+      tx.commit();
+      expect(db.get("t")).toBe("from the transaction");
+    } finally {
+      db.close();
+    }
+  });
+
+  it("a commit with a wrong-type option writes nothing (either API)", async () => {
+    const db = openSync(freshPath("tx-commit-option-nothing"));
+    const tx = db.transaction();
+    tx.put("t", "x");
+    expectCode(() => tx.commit(bad<{ sync: boolean }>({ sync: 1 })), "INVALID_ARGUMENT");
+    expect(db.get("t")).toBeUndefined();
+    db.close();
+    const adb = await open(freshPath("tx-commit-option-async"));
+    const atx = await adb.transaction();
+    atx.put("t", "x");
+    await expectRejects(atx.commit(bad<{ sync: boolean }>({ sync: "true" })), "INVALID_ARGUMENT");
+    expect(await adb.get("t")).toBeUndefined();
+    await adb.close();
+  });
 });
 
 describe("objects of another database", () => {

@@ -482,6 +482,109 @@ function openPending(api: Api, space: 0 | 1, r: MkRange, model: Model, step: num
   return { read: () => expected, expected, close: () => undefined, openedAt: step };
 }
 
+/**
+ * When each key was last written (a put, a delete, or a range delete covering it, whether or not
+ * the key existed), in a counter of write operations: what a transaction's commit must check.
+ */
+class WriteTracker {
+  seq = 0;
+  readonly last: [Map<Mk, number>, Map<Mk, number>] = [new Map(), new Map()];
+  readonly ranges: { space: 0 | 1; gte: Mk; lt: Mk; seq: number }[] = [];
+
+  record(op: BatchOp): void {
+    this.seq += 1;
+    if (op.type === "deleteRange") {
+      this.ranges.push({ space: op.space, gte: op.gte, lt: op.lt, seq: this.seq });
+    } else {
+      this.last[op.space].set(op.k, this.seq);
+    }
+  }
+
+  /** Whether `k` of `space` was written (or covered by a range delete) after `since`. */
+  writtenSince(space: 0 | 1, k: Mk, since: number): boolean {
+    if ((this.last[space].get(k) ?? 0) > since) return true;
+    return this.ranges.some((r) => r.space === space && r.seq > since && r.gte <= k && k < r.lt);
+  }
+}
+
+/** An open transaction of either API and what the model expects of it. */
+interface OpenTransaction {
+  get: (space: 0 | 1, k: Mk) => Promise<Mv | undefined>;
+  put: (space: 0 | 1, k: Mk, v: Mv) => void;
+  delete: (space: 0 | 1, k: Mk) => void;
+  commit: () => Promise<void>;
+  rollback: () => Promise<void>;
+  /** The tracker's counter when it began, and the model then. */
+  startSeq: number;
+  frozen: Model;
+  /** Keys read from the database (not from the transaction's own writes). */
+  reads: [0 | 1, Mk][];
+  /** Its own writes, in order. */
+  writes: BatchOp[];
+  begunAt: number;
+}
+
+async function beginTransaction(api: Api, model: Model, tracker: WriteTracker, step: number): Promise<OpenTransaction> {
+  const base = {
+    startSeq: tracker.seq,
+    frozen: [model[0].clone(), model[1].clone()] as Model,
+    reads: [] as [0 | 1, Mk][],
+    writes: [] as BatchOp[],
+    begunAt: step,
+  };
+  if (api.kind === "sync") {
+    const tx = api.db.transaction();
+    const u = api.u;
+    return {
+      ...base,
+      get: (space, k) => {
+        if (space === 0) {
+          const v = tx.get(binarySpace.key(k));
+          return Promise.resolve(v === undefined ? undefined : binarySpace.mv(v));
+        }
+        return Promise.resolve(tx.get(utf8Space.key(k), u));
+      },
+      put: (space, k, v) => (space === 0 ? tx.put(binarySpace.key(k), binarySpace.value(v)) : tx.put(utf8Space.key(k), v, u)),
+      delete: (space, k) => (space === 0 ? tx.delete(binarySpace.key(k)) : tx.delete(utf8Space.key(k), u)),
+      commit: () => {
+        tx.commit();
+        return Promise.resolve();
+      },
+      rollback: () => {
+        tx.rollback();
+        return Promise.resolve();
+      },
+    };
+  }
+  const tx = await api.db.transaction();
+  const u = api.u;
+  return {
+    ...base,
+    get: async (space, k) => {
+      if (space === 0) {
+        const v = await tx.get(binarySpace.key(k));
+        return v === undefined ? undefined : binarySpace.mv(v);
+      }
+      return await tx.get(utf8Space.key(k), u);
+    },
+    put: (space, k, v) => (space === 0 ? tx.put(binarySpace.key(k), binarySpace.value(v)) : tx.put(utf8Space.key(k), v, u)),
+    delete: (space, k) => (space === 0 ? tx.delete(binarySpace.key(k)) : tx.delete(utf8Space.key(k), u)),
+    commit: () => tx.commit(),
+    rollback: () => tx.rollback(),
+  };
+}
+
+/** What a transaction reads for `k`: its own last write, else its snapshot (the frozen model). */
+function transactionView(t: OpenTransaction, space: 0 | 1, k: Mk): { own: boolean; value: Mv | undefined } {
+  for (let i = t.writes.length - 1; i >= 0; i--) {
+    const w = t.writes[i] as BatchOp;
+    if (w.space === space && w.type !== "deleteRange" && w.k === k) {
+      return { own: true, value: w.type === "put" ? w.v : undefined };
+    }
+  }
+  return { own: false, value: t.frozen[space].map.get(k) };
+}
+
 interface RunResult {
   ops: Record<string, number>;
   levelsBeyondL0: boolean;
@@ -497,6 +600,12 @@ async function run(seed: number, steps: number): Promise<RunResult> {
   let api = await openApi(dir, rng.chance(0.5) ? "sync" : "async");
   let snapshots: OpenSnapshot[] = [];
   let pending: PendingIterator[] = [];
+  const tracker = new WriteTracker();
+  let tx: OpenTransaction | undefined;
+  const applyOp = (op: BatchOp): void => {
+    applyToModel(model, op);
+    tracker.record(op);
+  };
   let levelsBeyondL0 = false;
   let reopens = 0;
   let step = 0;
@@ -516,19 +625,19 @@ async function run(seed: number, steps: number): Promise<RunResult> {
         const op: BatchOp = { type: "put", space, k: randomKey(rng, space, model), v: randomValue(rng, space) };
         note(`put ks${space} ${show(op.k)}`);
         await writeOne(api, op, rng.chance(0.02));
-        applyToModel(model, op);
+        applyOp(op);
       } else if (dice < 0.38) {
         const op: BatchOp = { type: "delete", space, k: randomKey(rng, space, model) };
         note(`delete ks${space} ${show(op.k)}`);
         await writeOne(api, op, false);
-        applyToModel(model, op);
+        applyOp(op);
       } else if (dice < 0.41) {
         const b = randomRangeBounds(rng, space, model);
         if (b !== undefined) {
           const op: BatchOp = { type: "deleteRange", space, gte: b[0], lt: b[1] };
           note(`deleteRange ks${space} [${show(b[0])}, ${show(b[1])})`);
           await writeOne(api, op, false);
-          applyToModel(model, op);
+          applyOp(op);
         }
       } else if (dice < 0.47) {
         const asArray = rng.chance(0.25);
@@ -545,7 +654,57 @@ async function run(seed: number, steps: number): Promise<RunResult> {
         }
         note(`batch${asArray ? "(array)" : ""} ${ops.map((o) => `${o.type}@${o.space}`).join(",")}`);
         await writeBatch(api, ops, rng.chance(0.05), asArray);
-        for (const op of ops) applyToModel(model, op);
+        for (const op of ops) applyOp(op);
+      } else if (dice < 0.53) {
+        // Transactions: begin, read, write, commit (CONFLICT exactly when a key it read was
+        // changed meanwhile) or roll back.
+        if (tx === undefined) {
+          tx = await beginTransaction(api, model, tracker, step);
+          note("transaction begin");
+        } else {
+          const t = tx;
+          const what = rng.next();
+          if (what < 0.35) {
+            const k = randomKey(rng, space, t.frozen);
+            const view = transactionView(t, space, k);
+            note(`transaction get ks${space} ${show(k)}`);
+            expect(await t.get(space, k), `${where}: transaction (begun at #${t.begunAt}) get ${show(k)}`).toBe(view.value);
+            if (!view.own) t.reads.push([space, k]);
+          } else if (what < 0.75) {
+            const k = randomKey(rng, space, model);
+            const op: BatchOp = rng.chance(0.75)
+              ? { type: "put", space, k, v: randomValue(rng, space) }
+              : { type: "delete", space, k };
+            note(`transaction ${op.type} ks${space} ${show(k)}`);
+            if (op.type === "put") t.put(space, k, op.v);
+            else t.delete(space, k);
+            t.writes.push(op);
+          } else if (what < 0.93) {
+            tx = undefined;
+            // A read key whose value changed must conflict; one not written since must not; one
+            // written without a visible change may go either way.
+            const changed = t.reads.some(([sp, k]) => model[sp].map.get(k) !== t.frozen[sp].map.get(k));
+            const touched = t.reads.some(([sp, k]) => tracker.writtenSince(sp, k, t.startSeq));
+            note(`transaction commit (begun at #${t.begunAt}, ${t.reads.length} reads, ${t.writes.length} writes, changed=${changed}, touched=${touched})`);
+            let conflict = false;
+            try {
+              await t.commit();
+            } catch (error) {
+              if ((error as { code?: unknown }).code !== "CONFLICT") throw error;
+              conflict = true;
+            }
+            if (changed) {
+              expect(conflict, `${where}: commit of a transaction whose read was changed`).toBe(true);
+            } else if (!touched) {
+              expect(conflict, `${where}: commit of a transaction whose reads nobody wrote`).toBe(false);
+            }
+            if (!conflict) for (const op of t.writes) applyOp(op);
+          } else {
+            tx = undefined;
+            note(`transaction rollback (begun at #${t.begunAt})`);
+            await t.rollback();
+          }
+        }
       } else if (dice < 0.57) {
         const k = randomKey(rng, space, model);
         note(`get ks${space} ${show(k)}`);
@@ -649,6 +808,10 @@ async function run(seed: number, steps: number): Promise<RunResult> {
         levelsBeyondL0 ||= stats.levels.slice(1).some((l) => l.files > 0);
         for (const p of pending) p.close();
         pending = [];
+        if (tx !== undefined) {
+          await tx.rollback();
+          tx = undefined;
+        }
         const closing = snapshots;
         snapshots = [];
         await api.db.close();
@@ -671,6 +834,7 @@ async function run(seed: number, steps: number): Promise<RunResult> {
     for (const p of pending) {
       expect(showEntries(p.read()), `end: iterator opened at #${p.openedAt}`).toEqual(showEntries(p.expected));
     }
+    if (tx !== undefined) await tx.rollback();
     await checkAll(api, model, "end");
     const stats = await api.db.stats();
     levelsBeyondL0 ||= stats.levels.slice(1).some((l) => l.files > 0);
@@ -711,7 +875,7 @@ describe("model: random operations agree with a JS model in byte order", () => {
       const result = await run(seed, steps);
       // The run must have exercised what it claims to.
       expect(result.reopens, `seed ${seed}: reopens`).toBeGreaterThan(0);
-      for (const op of ["put", "delete", "deleteRange", "batch", "iterator", "snapshot", "flush"]) {
+      for (const op of ["put", "delete", "deleteRange", "batch", "iterator", "snapshot", "flush", "transaction"]) {
         expect(result.ops[op] ?? 0, `seed ${seed}: ${op} ops`).toBeGreaterThan(0);
       }
       expect(result.levelsBeyondL0, `seed ${seed}: tables reached levels beyond L0`).toBe(true);
