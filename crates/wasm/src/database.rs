@@ -289,11 +289,8 @@ pub fn db_compact(db: u32, ks: u32, start: Option<Vec<u8>>, end: Option<Vec<u8>>
 /// One bounded step of flush or compaction (about `budget` bytes); whether more is pending.
 #[wasm_bindgen(js_name = dbMaintain)]
 pub fn db_maintain(db: u32, budget: f64) -> JsResult<bool> {
-    let bytes = if budget.is_finite() && budget >= 1.0 {
-        budget as u64
-    } else {
-        1
-    };
+    // `as` saturates: Infinity is "no limit"; NaN and anything below 1 byte is the smallest step.
+    let bytes = if budget >= 1.0 { budget as u64 } else { 1 };
     js_result(with_db(db, |entry| {
         Ok(entry.db.maintain(Budget { bytes })?.more)
     }))

@@ -57,10 +57,11 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   /** Commits; `CONFLICT` if a key read here was changed since. Ends the transaction. */
   commit(options?: WriteOptions): void {
     this.#target(undefined);
+    // Checked before anything ends: a bad option leaves the transaction usable.
+    const sync = syncOption(options);
     this.#ended = true;
     // The instance ends the transaction whatever the outcome.
     this.db.forget("transaction", this.id, this);
-    const sync = syncOption(options);
     this.db.call(() => wasm.txCommit(this.id, sync));
     this.db.afterWrite();
   }
