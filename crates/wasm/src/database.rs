@@ -128,21 +128,9 @@ pub fn db_keyspace(db: u32, name: &str) -> JsResult<u32> {
     }))
 }
 
-/// The value of `key` in keyspace `ks`, at snapshot `snapshot` (0: the latest state).
-#[wasm_bindgen(js_name = dbGet)]
-pub fn db_get(db: u32, ks: u32, key: &[u8], snapshot: u32) -> JsResult<Option<Vec<u8>>> {
-    js_result(with_db(db, |entry| {
-        let keyspace = entry.keyspace(ks)?;
-        if snapshot == 0 {
-            keyspace.get(key)
-        } else {
-            with(&SNAPSHOTS, |t| t.get(snapshot)?.get(keyspace, key))
-        }
-    }))
-}
-
-/// [`db_get`] with the key in the scratch buffer ([`crate::scratch`]): returns the address of
-/// the value (its length in the scratch buffer's first 4 bytes), or 0 if `key` is absent.
+/// The value of the key in the scratch buffer ([`crate::scratch`]) in keyspace `ks`, at
+/// snapshot `snapshot` (0: the latest state): returns the address of the value (its length in
+/// the scratch buffer's first 4 bytes), or 0 if the key is absent.
 #[wasm_bindgen(js_name = dbGetScratch)]
 pub fn db_get_scratch(db: u32, ks: u32, key_len: u32, snapshot: u32) -> JsResult<u32> {
     let value = js_result(scratch::with_input(key_len, |key| {
@@ -158,7 +146,7 @@ pub fn db_get_scratch(db: u32, ks: u32, key_len: u32, snapshot: u32) -> JsResult
     js_result(scratch::output(value))
 }
 
-/// [`db_put`] with key and value one after the other in the scratch buffer.
+/// Puts the key and value that lie one after the other in the scratch buffer.
 #[wasm_bindgen(js_name = dbPutScratch)]
 pub fn db_put_scratch(db: u32, ks: u32, key_len: u32, value_len: u32, sync: bool) -> JsResult<()> {
     let total = key_len
@@ -175,7 +163,7 @@ pub fn db_put_scratch(db: u32, ks: u32, key_len: u32, value_len: u32, sync: bool
     }))
 }
 
-/// [`db_delete`] with the key in the scratch buffer.
+/// Deletes the key in the scratch buffer.
 #[wasm_bindgen(js_name = dbDeleteScratch)]
 pub fn db_delete_scratch(db: u32, ks: u32, key_len: u32, sync: bool) -> JsResult<()> {
     js_result(scratch::with_input(key_len, |key| {
@@ -183,24 +171,6 @@ pub fn db_delete_scratch(db: u32, ks: u32, key_len: u32, sync: bool) -> JsResult
             entry.keyspace(ks)?.delete_opt(key, WriteOptions { sync })?;
             entry.after_write(key.len())
         })
-    }))
-}
-
-#[wasm_bindgen(js_name = dbPut)]
-pub fn db_put(db: u32, ks: u32, key: &[u8], value: &[u8], sync: bool) -> JsResult<()> {
-    js_result(with_db(db, |entry| {
-        entry
-            .keyspace(ks)?
-            .put_opt(key, value, WriteOptions { sync })?;
-        entry.after_write(key.len() + value.len())
-    }))
-}
-
-#[wasm_bindgen(js_name = dbDelete)]
-pub fn db_delete(db: u32, ks: u32, key: &[u8], sync: bool) -> JsResult<()> {
-    js_result(with_db(db, |entry| {
-        entry.keyspace(ks)?.delete_opt(key, WriteOptions { sync })?;
-        entry.after_write(key.len())
     }))
 }
 

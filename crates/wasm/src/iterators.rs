@@ -112,12 +112,6 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Moves iterator `it` to the first key `>= key` (reverse: the last `<= key`) in its range.
-#[wasm_bindgen(js_name = iterSeek)]
-pub fn iter_seek(it: u32, key: &[u8]) -> JsResult<()> {
-    js_result(with(&ITERATORS, |t| t.get_mut(it)?.seek(key)))
-}
-
 /// Releases iterator `it` (idempotent).
 #[wasm_bindgen(js_name = iterClose)]
 pub fn iter_close(it: u32) {
