@@ -86,6 +86,26 @@ export interface HeldLock {
   release(): void;
 }
 
+/**
+ * Locks this process holds. Where the liveness of a dead process cannot be checked (no /proc:
+ * macOS, Windows), a lock left behind by a process that exited without releasing it would stay
+ * held, so they are all released when the process exits.
+ */
+const heldLocks = new Set<LockFile>();
+let exitHookInstalled = false;
+
+function releaseAtExit(lock: LockFile): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const held of [...heldLocks]) {
+        held.release();
+      }
+    });
+  }
+  heldLocks.add(lock);
+}
+
 class LockFile implements HeldLock {
   #released = false;
 
@@ -93,13 +113,16 @@ class LockFile implements HeldLock {
   constructor(
     readonly path: string,
     private readonly text: Uint8Array,
-  ) {}
+  ) {
+    releaseAtExit(this);
+  }
 
   release(): void {
     if (this.#released) {
       return;
     }
     this.#released = true;
+    heldLocks.delete(this);
     try {
       if (sameBytes(readLockFile(this.path).bytes, this.text)) {
         unlinkSync(this.path);

@@ -52,33 +52,9 @@ export function init(): Promise<void> {
   }
 }
 
-/** Storages of open databases: released (files closed, LOCK removed) if the process exits. */
-const openStorages = new Set<NodeFsStorage>();
-let exitHookInstalled = false;
-
-function releaseOnExit(storage: NodeFsStorage): NodeFsStorage {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    // Where a dead process's lock cannot be recognised as stale (no /proc: macOS, Windows), a
-    // script that exits without close() would otherwise leave the database locked.
-    process.on("exit", () => {
-      for (const s of openStorages) {
-        s.releaseAll();
-      }
-    });
-  }
-  openStorages.add(storage);
-  const release = storage.releaseAll.bind(storage);
-  storage.releaseAll = () => {
-    openStorages.delete(storage);
-    release();
-  };
-  return storage;
-}
-
 const nodeEnvironment: Environment = {
   resolve: (location) => resolve(location),
-  storage: (location, create) => releaseOnExit(new NodeFsStorage(location, { create })),
+  storage: (location, create) => new NodeFsStorage(location, { create }),
 };
 
 /**
