@@ -5,7 +5,8 @@
  */
 import type { DatabaseHandle } from "./database-handle.js";
 import { invalidArgument } from "./errors.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, writePacked } from "./packed-ops.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "./packed-ops.js";
+import { writePacked } from "./write-packed.js";
 import { storeOf, type StoreImpl } from "./store.js";
 import type { KeyspaceRef, SyncBatch, WriteOptions } from "./types.js";
 

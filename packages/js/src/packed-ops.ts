@@ -1,11 +1,10 @@
 /**
  * Batch operations packed into one byte array for one call into the instance (layout:
- * `crates/wasm/src/database.rs`, `db_write`).
+ * `crates/wasm/src/database.rs`, `db_write`). Free of the instance, so browser pages pack
+ * batches before they cross to the worker; `write-packed.ts` applies them.
  *
  * @module
  */
-import type { DatabaseHandle } from "./database-handle.js";
-import { wasm } from "./engine.js";
 import { invalidArgument } from "./errors.js";
 import type { WriteOptions } from "./types.js";
 
@@ -59,17 +58,6 @@ export class PackedOps {
     this.count = 0;
   }
 }
-
-/** Applies `ops` to `db` atomically. */
-export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteOptions): void {
-  if (ops.count === 0) {
-    return;
-  }
-  const sync = syncOption(options);
-  db.call(() => wasm.dbWrite(db.id, ops.bytes(), sync));
-  db.afterWrite();
-}
-
 
 /** `options.sync`, checked: a boolean or absent. */
 export function syncOption(options: WriteOptions | undefined): boolean {

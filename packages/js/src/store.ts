@@ -8,7 +8,8 @@ import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./engine.js";
 import { invalidArgument } from "./errors.js";
 import { SyncIterator, type IterationMode } from "./iterator.js";
-import { OP_DELETE_RANGE, PackedOps, syncOption, writePacked } from "./packed-ops.js";
+import { OP_DELETE_RANGE, PackedOps, syncOption } from "./packed-ops.js";
+import { writePacked } from "./write-packed.js";
 import { readOutput, writeScratch } from "./scratch.js";
 import { SnapshotImpl, snapshotId } from "./snapshot.js";
 import type {

@@ -8,7 +8,7 @@ import { keyCodec, valueCodec, describe } from "./codec.js";
 import { DatabaseHandle } from "./database-handle.js";
 import { call, ensureLoadedSync, wasm } from "./engine.js";
 import { ShaleError, invalidArgument } from "./errors.js";
-import { writePacked } from "./packed-ops.js";
+import { writePacked } from "./write-packed.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
 import { StoreImpl } from "./store.js";

@@ -1,0 +1,23 @@
+/**
+ * Applying packed batch operations (`packed-ops.ts`) to a database in one call.
+ *
+ * @module
+ */
+import type { DatabaseHandle } from "./database-handle.js";
+import { wasm } from "./engine.js";
+import { syncOption, type PackedOps } from "./packed-ops.js";
+import type { WriteOptions } from "./types.js";
+
+/** Applies `ops` to `db` atomically. */
+export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteOptions): void {
+  if (ops.count === 0) {
+    return;
+  }
+  writePackedBytes(db, ops.bytes(), syncOption(options));
+}
+
+/** Applies packed operations `bytes` (possibly none) to `db` atomically. */
+export function writePackedBytes(db: DatabaseHandle, bytes: Uint8Array, sync: boolean): void {
+  db.call(() => wasm.dbWrite(db.id, bytes, sync));
+  db.afterWrite();
+}
