@@ -32,6 +32,15 @@ wasm-bindgen --target web --out-dir "$out" \
 glue="$out/shaledb_wasm.js"
 grep -q '^let wasmModule, wasmInstance, wasm;$' "$glue" ||
   die "wasm-bindgen glue changed: $glue no longer declares 'let wasmModule, wasmInstance, wasm;'"
+# The glue's fallback URL (the .wasm beside the glue) is never used: ShaleDB always passes the
+# module (Node) or its URL (browsers). Left in, bundlers would try to resolve it from wherever the
+# glue was bundled into (the worker, dist/browser/worker.js) and warn that it is missing.
+fallback="        module_or_path = new URL('shaledb_wasm_bg.wasm', import.meta.url);"
+grep -qxF "$fallback" "$glue" ||
+  die "wasm-bindgen glue changed: $glue no longer has the fallback URL line this script removes"
+grep -vxF "$fallback" "$glue" >"$glue.tmp"
+sed -i "s|^    if (module_or_path === undefined) {\$|&\n        throw new Error('shaledb: pass the WebAssembly module or its URL');|" "$glue.tmp"
+mv "$glue.tmp" "$glue"
 cat >>"$glue" <<'JS'
 
 /** ShaleDB: forgets the current instance; the next initSync/init instantiates a fresh one. */

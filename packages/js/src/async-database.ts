@@ -6,6 +6,7 @@
  * @module
  */
 import type { SyncDatabaseImpl } from "./sync-database.js";
+import { runTransaction } from "./transact.js";
 import type { StoreImpl } from "./store.js";
 import type {
   AsyncEntryIterator,
@@ -235,25 +236,11 @@ export class AsyncDatabase extends AsyncStore implements Database<unknown, unkno
     return settle(() => new AsyncTransaction(this.sync.transaction()));
   }
 
-  async transact<T>(
+  transact<T>(
     body: (tx: Transaction<unknown, unknown>) => Promise<T>,
     options: WriteOptions & { retries?: number } = {},
   ): Promise<T> {
-    const retries = options.retries ?? 10;
-    for (let attempt = 0; ; attempt++) {
-      const tx = await this.transaction();
-      try {
-        const result = await body(tx);
-        await tx.commit(options);
-        return result;
-      } catch (error) {
-        await tx.rollback();
-        const conflict = (error as { code?: unknown }).code === "CONFLICT";
-        if (!conflict || attempt >= retries) {
-          throw error;
-        }
-      }
-    }
+    return runTransaction(() => this.transaction(), body, options);
   }
 
   flush(): Promise<void> {

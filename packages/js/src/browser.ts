@@ -1,39 +1,162 @@
 /**
- * Entry point for browsers and other non-Node runtimes (the `browser` and `default` export
- * conditions): fetches the WebAssembly module next to this file, via `import.meta.url`.
+ * Entry point for browsers (the `browser` and `default` export conditions). `open` returns the
+ * Promise API of the Node package, backed by a dedicated worker that the package starts itself:
+ * the database lives in the Origin Private File System, and tabs of one origin share it (the
+ * first to open it owns it and serves the others; another takes over when it goes).
  *
  * @module
  */
-import initWasm from "../wasm/shaledb_wasm.js";
-import { isReady, markReady } from "./engine.js";
-import { setMemory } from "./scratch.js";
+import { checkOpenOptions, option } from "./open-options.js";
+import { ShaleError, invalidArgument } from "./errors.js";
+import { loadWasm } from "./init-async.js";
+import { Connection } from "./browser/connection.js";
+import { acquireLock } from "./browser/locks.js";
+import { checkDatabaseName, databaseNames, removeDatabaseDirectory } from "./browser/opfs-directories.js";
+import { lockNames, type FromWorker, type ImportRequest } from "./browser/protocol.js";
+import { RemoteDatabase, type BrowserDatabase } from "./browser/remote-store.js";
+import { spawnWorker } from "./browser/spawn-worker.js";
+import { fromWire } from "./browser/wire-error.js";
+import type { KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "./types.js";
 
 export * from "./core.js";
+export type { BrowserDatabase } from "./browser/remote-store.js";
+export type { BrowserStats } from "./browser/protocol.js";
 
-let loading: Promise<void> | undefined;
+/** Options of `open` in browsers: those of Node, plus sharing and persistence. */
+export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
+  extends OpenOptions<KE, VE> {
+  /**
+   * Refuse to share: `open` fails with `LOCKED` if another tab (or another `open` in this one)
+   * has the database, and while this one has it, other opens fail with `LOCKED` instead of being
+   * served through it. Default `false`.
+   */
+  exclusive?: boolean;
+  /**
+   * Ask the browser for persistent storage (`navigator.storage.persist()`) when this open
+   * creates the database, so that it is not evicted under storage pressure. Default `true`;
+   * `stats()` reports whether it was granted.
+   */
+  persist?: boolean;
+}
 
 /**
- * Loads and instantiates the WebAssembly module; must complete before any other call. Calling it
- * again returns the same promise.
+ * Opens (creating it unless `createIfMissing: false`) database `name` of this origin, stored in
+ * the Origin Private File System, with the Promise API shared with Node. Needs a browser with
+ * OPFS sync access handles in workers (Chromium 108+, Firefox 111+, Safari 16.4+); needs no
+ * special headers.
  *
- * @param wasmUrl Where to fetch `shaledb.wasm` from, if not beside this file (for bundlers or
- *   CDNs that move assets). The package exports the file as `shaledb/shaledb.wasm`.
+ * @throws {ShaleError} (as a rejection) `LOCKED` if `exclusive` and another tab has it, or
+ *   another tab has it exclusively; `NOT_FOUND`, `ALREADY_EXISTS`, `CORRUPTION`,
+ *   `INVALID_ARGUMENT`, `QUOTA`, `IO` as in Node.
+ */
+export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
+  name: string,
+  options?: BrowserOpenOptions<KE, VE>,
+): Promise<BrowserDatabase<KeyOf<KE>, ValueOf<VE>>> {
+  checkDatabaseName(name);
+  const checked = checkOpenOptions(options);
+  const o = options ?? {};
+  const exclusive = option(o, "exclusive", "boolean", false);
+  const persist = option(o, "persist", "boolean", true);
+  const connection = await Connection.open({
+    type: "open",
+    name,
+    exclusive,
+    options: {
+      createIfMissing: checked.createIfMissing,
+      errorIfExists: checked.errorIfExists,
+      memtableSize: checked.memtableSize,
+      blockCacheSize: checked.blockCacheSize,
+      compression: checked.compression,
+      bloomBitsPerKey: checked.bloomBitsPerKey,
+      autoMaintenance: checked.autoMaintenance,
+    },
+  });
+  if (connection.created && persist && typeof navigator.storage?.persist === "function") {
+    // Not awaited: some browsers ask the user, who may take their time or never answer.
+    navigator.storage.persist().catch(() => undefined);
+  }
+  return new RemoteDatabase(connection, checked.keys, checked.values) as unknown as BrowserDatabase<
+    KeyOf<KE>,
+    ValueOf<VE>
+  >;
+}
+
+/**
+ * Creates database `name` from a tar archive of a database directory: one from `export()`, or
+ * `tar -cf` of a directory written by native ShaleDB or Node. The archive's files are stored
+ * unchanged (a `LOCK` file is skipped), then the database is opened once to check it; if that
+ * fails nothing is left behind.
+ *
+ * @throws {ShaleError} `ALREADY_EXISTS` if the database exists (unless `overwrite: true`, which
+ *   replaces it); `LOCKED` if it is open; `INVALID_ARGUMENT` for an archive that is not a tar of
+ *   one database directory; `CORRUPTION` and the other errors of opening it.
+ */
+export async function importDatabase(
+  name: string,
+  archive: Blob | ArrayBuffer | Uint8Array,
+  options: { overwrite?: boolean } = {},
+): Promise<void> {
+  checkDatabaseName(name);
+  const overwrite = option(options, "overwrite", "boolean", false);
+  let blob: Blob;
+  if (archive instanceof Blob) {
+    blob = archive;
+  } else if (archive instanceof ArrayBuffer || archive instanceof Uint8Array) {
+    blob = new Blob([archive as BlobPart]);
+  } else {
+    throw invalidArgument("the archive must be a Blob, an ArrayBuffer or a Uint8Array");
+  }
+  const worker = spawnWorker();
+  try {
+    const done = new Promise<FromWorker>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<FromWorker>) => resolve(event.data);
+      worker.onerror = (event: ErrorEvent) => {
+        event.preventDefault();
+        reject(new ShaleError("IO", `shaledb: the ShaleDB worker failed: ${event.message}`));
+      };
+    });
+    worker.postMessage({ type: "import", name, archive: blob, overwrite } satisfies ImportRequest);
+    const reply = await done;
+    if (reply.type === "failed") {
+      throw fromWire(reply.error);
+    }
+  } finally {
+    worker.terminate();
+  }
+}
+
+/**
+ * Deletes database `name` and all its files. A missing database is not an error.
+ *
+ * @throws {ShaleError} `LOCKED` if it is open in this or another tab.
+ */
+export async function deleteDatabase(name: string): Promise<void> {
+  checkDatabaseName(name);
+  const release = await acquireLock(lockNames.database(name), { ifAvailable: true });
+  if (release === undefined) {
+    throw new ShaleError("LOCKED", `shaledb: database "${name}" is open in this or another tab; close it first`);
+  }
+  try {
+    await removeDatabaseDirectory(name);
+  } finally {
+    release();
+  }
+}
+
+/** The names of this origin's databases, sorted. */
+export function listDatabases(): Promise<string[]> {
+  return databaseNames();
+}
+
+/**
+ * Loads the WebAssembly module into the page, for the functions that run it there
+ * (`version()`, `recordioRoundTrip()`). `open` does not need it: the database runs in its
+ * worker. Calling it again returns the same promise.
+ *
+ * @param wasmUrl Where to fetch `shaledb.wasm` from, if not beside this package (the package
+ *   exports the file as `shaledb/shaledb.wasm`).
  */
 export function init(wasmUrl?: string | URL): Promise<void> {
-  if (isReady()) {
-    return Promise.resolve();
-  }
-  loading ??= initWasm({
-    module_or_path: wasmUrl ?? new URL("../wasm/shaledb_wasm_bg.wasm", import.meta.url),
-  }).then(
-    (instance) => {
-      setMemory(instance.memory);
-      markReady();
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+  return loadWasm(wasmUrl ?? new URL("../wasm/shaledb_wasm_bg.wasm", import.meta.url));
 }

@@ -8,6 +8,8 @@ import { keyCodec, valueCodec, describe } from "./codec.js";
 import { DatabaseHandle } from "./database-handle.js";
 import { call, ensureLoadedSync, wasm } from "./engine.js";
 import { ShaleError, invalidArgument } from "./errors.js";
+import { checkKeyspaceName } from "./keyspace-name.js";
+import { checkOpenOptions } from "./open-options.js";
 import { writePacked } from "./write-packed.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
@@ -38,25 +40,6 @@ export interface Environment {
   storage(location: string, create: boolean): StorageHost;
 }
 
-const DEFAULT_MEMTABLE_SIZE = 4 << 20;
-const DEFAULT_BLOCK_CACHE_SIZE = 16 << 20;
-
-function option<T>(
-  options: Record<string, unknown>,
-  name: string,
-  type: "boolean" | "number",
-  fallback: T,
-): T {
-  const value = options[name];
-  if (value === undefined) {
-    return fallback;
-  }
-  if (typeof value !== type || (type === "number" && !Number.isFinite(value))) {
-    throw invalidArgument(`options.${name} must be a ${type}, got ${describe(value)}`);
-  }
-  return value as T;
-}
-
 /** A `ShaleError` for a failure to reach the directory itself. */
 function storageError(location: string, error: unknown): ShaleError {
   const code = (error as { code?: unknown }).code;
@@ -73,33 +56,18 @@ function storageError(location: string, error: unknown): ShaleError {
 export function openDatabaseSync(
   env: Environment,
   location: string,
-  options: OpenOptions<KeyEncoding, ValueEncoding> = {},
+  options?: OpenOptions<KeyEncoding, ValueEncoding>,
 ): SyncDatabaseImpl {
   if (typeof location !== "string" || location === "") {
     throw invalidArgument(`the location must be a non-empty string, got ${describe(location)}`);
   }
-  if (typeof options !== "object" || options === null) {
-    throw invalidArgument(`options must be an object, got ${describe(options)}`);
-  }
-  const o = options as Record<string, unknown>;
-  const keys = keyCodec(options.keyEncoding);
-  const values = valueCodec(options.valueEncoding);
-  const createIfMissing = option(o, "createIfMissing", "boolean", true);
-  const errorIfExists = option(o, "errorIfExists", "boolean", false);
-  const memtableSize = option(o, "memtableSize", "number", DEFAULT_MEMTABLE_SIZE);
-  const blockCacheSize = option(o, "blockCacheSize", "number", DEFAULT_BLOCK_CACHE_SIZE);
-  const compression = option(o, "compression", "boolean", true);
-  const bloomBitsPerKey = option(o, "bloomBitsPerKey", "number", 10);
-  const autoMaintenance = option(o, "autoMaintenance", "boolean", true);
-  if (!Number.isInteger(bloomBitsPerKey) || bloomBitsPerKey < 0 || bloomBitsPerKey > 64) {
-    throw invalidArgument(`options.bloomBitsPerKey must be an integer from 0 to 64`);
-  }
+  const o = checkOpenOptions(options);
 
   ensureLoadedSync();
   const resolved = env.resolve(location);
   let storage: StorageHost;
   try {
-    storage = env.storage(resolved, createIfMissing);
+    storage = env.storage(resolved, o.createIfMissing);
   } catch (error) {
     throw storageError(resolved, error);
   }
@@ -108,22 +76,22 @@ export function openDatabaseSync(
     id = call(() =>
       wasm.dbOpen(
         storage,
-        createIfMissing,
-        errorIfExists,
-        memtableSize,
-        blockCacheSize,
-        compression,
-        bloomBitsPerKey,
+        o.createIfMissing,
+        o.errorIfExists,
+        o.memtableSize,
+        o.blockCacheSize,
+        o.compression,
+        o.bloomBitsPerKey,
       ),
     );
   } catch (error) {
     storage.releaseAll();
     throw error;
   }
-  const handle = new DatabaseHandle(id, storage, resolved, autoMaintenance);
+  const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance);
   // Work left by an earlier process (immutable memtables recovered, a deep L0) starts now.
   handle.afterWrite();
-  return new SyncDatabaseImpl(handle, env, keys, values);
+  return new SyncDatabaseImpl(handle, env, o.keys, o.values);
 }
 
 export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown, unknown> {
@@ -151,12 +119,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     name: string,
     options: EncodingOptions<KE, VE> = {},
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>> {
-    if (typeof name !== "string" || name === "") {
-      throw invalidArgument(`a keyspace name must be a non-empty string, got ${describe(name)}`);
-    }
-    if (name === "default") {
-      throw invalidArgument('the keyspace name "default" is reserved: use the database itself');
-    }
+    checkKeyspaceName(name);
     const keys = keyCodec(options.keyEncoding);
     const values = valueCodec(options.valueEncoding);
     const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name));

@@ -1,0 +1,225 @@
+/**
+ * The owner's side of the requests (`protocol.ts`): each one carried out on the open database,
+ * with bytes for keys and values. Iterators, snapshots and transactions belong to the client
+ * that opened them ({@link ClientResources}) and are released when it leaves.
+ *
+ * @module
+ */
+import { checkReverse } from "../bounds.js";
+import { keyCodec } from "../codec.js";
+import { closedError, invalidArgument } from "../errors.js";
+import { NativeIterator } from "../native-iterator.js";
+import type { SnapshotImpl } from "../snapshot.js";
+import type { StoreImpl } from "../store.js";
+import type { SyncDatabaseImpl } from "../sync-database.js";
+import type { SyncTransactionImpl } from "../transaction.js";
+import { writePackedBytes } from "../write-packed.js";
+import type { IteratorOptions, ReadOptions } from "../types.js";
+import type { Args, BrowserStats, Op, Result, WireRange } from "./protocol.js";
+
+const bytes = keyCodec("binary");
+
+/** A transaction, and the first failure of a write into it (its commit then fails with that). */
+interface OpenTransaction {
+  tx: SyncTransactionImpl;
+  failure: unknown;
+}
+
+/** What one client (a page) has open on the owner. */
+export class ClientResources {
+  readonly iterators = new Map<number, NativeIterator>();
+  readonly snapshots = new Map<number, SnapshotImpl>();
+  readonly transactions = new Map<number, OpenTransaction>();
+
+  /** Releases everything the client still has open. */
+  closeAll(): void {
+    for (const it of this.iterators.values()) it.close();
+    for (const { tx } of this.transactions.values()) tx.rollback();
+    for (const snapshot of this.snapshots.values()) snapshot.close();
+    this.iterators.clear();
+    this.transactions.clear();
+    this.snapshots.clear();
+  }
+}
+
+/** What the owner provides beyond the database itself. */
+export interface OwnerServices {
+  checkpoint(destination: string): Promise<void>;
+  exportArchive(): Blob;
+  stats(): Promise<BrowserStats>;
+  debugPanic(message: string): void;
+}
+
+type Handler<O extends Op> = (
+  client: ClientResources,
+  ...args: Args<O>
+) => Result<O> | Promise<Result<O>>;
+
+export class Executor {
+  readonly #db: SyncDatabaseImpl;
+  readonly #services: OwnerServices;
+  readonly #stores = new Map<number, StoreImpl>();
+  #nextHandle = 1;
+
+  constructor(db: SyncDatabaseImpl, services: OwnerServices) {
+    this.#db = db;
+    this.#services = services;
+    this.#stores.set(0, db);
+  }
+
+  /** Carries out request `op` for `client`; throws (or rejects) with the request's error. */
+  execute<O extends Op>(client: ClientResources, op: O, args: Args<O>): Result<O> | Promise<Result<O>> {
+    const handler = this.#handlers[op] as Handler<O> | undefined;
+    if (handler === undefined) {
+      throw invalidArgument(`unknown request ${String(op)}`);
+    }
+    return handler(client, ...args);
+  }
+
+  #store(ks: number): StoreImpl {
+    const store = this.#stores.get(ks);
+    if (store === undefined) {
+      throw invalidArgument(`no keyspace number ${ks} is open`);
+    }
+    return store;
+  }
+
+  /** The keyspace argument of a transaction call: `undefined` for the default one. */
+  #txKeyspace(ks: number): StoreImpl | undefined {
+    return ks === 0 ? undefined : this.#store(ks);
+  }
+
+  /** Read options naming the client's snapshot `id` (none for 0 or absent). */
+  #read(client: ClientResources, id: number | undefined): ReadOptions {
+    if (id === undefined || id === 0) {
+      return {};
+    }
+    const snapshot = client.snapshots.get(id);
+    if (snapshot === undefined) {
+      throw closedError("the snapshot");
+    }
+    return { snapshot };
+  }
+
+  #transaction(client: ClientResources, id: number): OpenTransaction {
+    const open = client.transactions.get(id);
+    if (open === undefined) {
+      throw closedError("the transaction (committed or rolled back)");
+    }
+    return open;
+  }
+
+  #range(client: ClientResources, range: WireRange): IteratorOptions<unknown> {
+    const { snapshot, ...bounds } = range;
+    return { ...bounds, reverse: checkReverse(range.reverse), ...this.#read(client, snapshot) };
+  }
+
+  /** Records a failed write into a transaction, then rethrows it. */
+  static #intoTransaction(open: OpenTransaction, write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      open.failure ??= error;
+      throw error;
+    }
+  }
+
+  readonly #handlers: { [O in Op]: Handler<O> } = {
+    keyspace: (_client, name) => {
+      const store = this.#db.keyspace(name, { keyEncoding: "binary", valueEncoding: "binary" });
+      const ks = (store as unknown as StoreImpl).keyspaceId;
+      this.#stores.set(ks, store as unknown as StoreImpl);
+      return ks;
+    },
+    get: (client, ks, key, snapshot) =>
+      this.#store(ks).get(key, this.#read(client, snapshot)) as Uint8Array | undefined,
+    getMany: (client, ks, keys, snapshot) =>
+      this.#store(ks).getMany(keys, this.#read(client, snapshot)) as (
+        | Uint8Array
+        | undefined
+      )[],
+    has: (client, ks, key, snapshot) =>
+      this.#store(ks).has(key, this.#read(client, snapshot)),
+    put: (_client, ks, key, value, sync) => this.#store(ks).put(key, value, { sync }),
+    delete: (_client, ks, key, sync) => this.#store(ks).delete(key, { sync }),
+    write: (_client, ops, sync) => writePackedBytes(this.#db.db, ops, sync),
+    iterOpen: (client, ks, range, mode, first) => {
+      this.#store(ks);
+      const it = new NativeIterator(this.#db.db, ks, this.#range(client, range), bytes);
+      const batch = it.fetch(first, mode);
+      if (it.exhausted) {
+        return [0, batch];
+      }
+      const id = this.#nextHandle++;
+      client.iterators.set(id, it);
+      return [id, batch];
+    },
+    iterNext: (client, id, want, mode) => {
+      const it = client.iterators.get(id);
+      if (it === undefined) {
+        throw closedError("the iterator");
+      }
+      const batch = it.fetch(want, mode);
+      if (it.exhausted) {
+        client.iterators.delete(id);
+      }
+      return batch;
+    },
+    iterClose: (client, id) => {
+      client.iterators.get(id)?.close();
+      client.iterators.delete(id);
+    },
+    count: (client, ks, range) => this.#store(ks).count(this.#range(client, range)),
+    snapshotOpen: (client) => {
+      const id = this.#nextHandle++;
+      client.snapshots.set(id, this.#db.snapshot() as SnapshotImpl);
+      return id;
+    },
+    snapshotClose: (client, id) => {
+      client.snapshots.get(id)?.close();
+      client.snapshots.delete(id);
+    },
+    txOpen: (client) => {
+      const id = this.#nextHandle++;
+      client.transactions.set(id, {
+        tx: this.#db.transaction() as SyncTransactionImpl,
+        failure: undefined,
+      });
+      return id;
+    },
+    txGet: (client, tx, ks, key) =>
+      this.#transaction(client, tx).tx.get(key, this.#txKeyspace(ks)) as Uint8Array | undefined,
+    txPut: (client, tx, ks, key, value) => {
+      const open = this.#transaction(client, tx);
+      Executor.#intoTransaction(open, () => open.tx.put(key, value, this.#txKeyspace(ks)));
+    },
+    txDelete: (client, tx, ks, key) => {
+      const open = this.#transaction(client, tx);
+      Executor.#intoTransaction(open, () => open.tx.delete(key, this.#txKeyspace(ks)));
+    },
+    txCommit: (client, tx, sync) => {
+      const open = this.#transaction(client, tx);
+      client.transactions.delete(tx);
+      if (open.failure !== undefined) {
+        open.tx.rollback();
+        throw open.failure;
+      }
+      open.tx.commit({ sync });
+    },
+    txRollback: (client, tx) => {
+      client.transactions.get(tx)?.tx.rollback();
+      client.transactions.delete(tx);
+    },
+    flush: () => this.#db.flush(),
+    compact: (_client, start, end) =>
+      this.#db.compact({
+        ...(start === undefined ? {} : { start }),
+        ...(end === undefined ? {} : { end }),
+      }),
+    maintain: (_client, budget) => this.#db.maintain(budget),
+    checkpoint: (_client, destination) => this.#services.checkpoint(destination),
+    stats: () => this.#services.stats(),
+    export: () => this.#services.exportArchive(),
+    debugPanic: (_client, message) => this.#services.debugPanic(message),
+  };
+}

@@ -1,0 +1,487 @@
+/**
+ * The worker that owns a database: it holds the database's Web Lock, its OPFS slot pool and the
+ * open engine, and serves requests from its own page and, over BroadcastChannels, from pages of
+ * other tabs. Requests, maintenance steps and pool growth run one at a time ({@link JobQueue}),
+ * each request to its end, so a request never sees another half done.
+ *
+ * @module
+ */
+import { debugPanic } from "../core.js";
+import { onPanic, wasm } from "../engine.js";
+import { ShaleError } from "../errors.js";
+import { openDatabaseSync, type Environment, type SyncDatabaseImpl } from "../sync-database.js";
+import { ClientResources, Executor } from "./executor.js";
+import { JobQueue } from "./job-queue.js";
+import { acquireLock, whenReleased, type Release } from "./locks.js";
+import { OpfsPool, opfsPoolDirectory } from "./opfs-pool.js";
+import {
+  checkDatabaseName,
+  databaseDirectory,
+  encodeDatabaseName,
+  opfsError,
+  removeDatabaseDirectory,
+} from "./opfs-directories.js";
+import {
+  PROTOCOL_VERSION,
+  channelNames,
+  lockNames,
+  type Args,
+  type BrowserStats,
+  type FromOwner,
+  type Op,
+  type OpenRequest,
+  type OwnerAnnouncement,
+  type Reply,
+  type RequestMessage,
+  type ToOwner,
+} from "./protocol.js";
+import { TarWriter } from "./tar.js";
+import { toWire } from "./wire-error.js";
+
+/** Fewer free slots than this before a request: grow the pool first. */
+const SLOTS_LOW = 8;
+/** How many free slots growing aims for. */
+const SLOTS_TARGET = 24;
+/** Free slots kept when the database closes (each costs the next open a file handle). */
+const SLOTS_KEPT_AT_CLOSE = 4;
+/** A maintenance budget above this may rewrite the whole tree: reserve a slot per file first. */
+const LARGE_BUDGET = 64 << 20;
+/** Bytes of table output per maintenance step, and how long one turn of steps may run. */
+const STEP_BUDGET = 512 << 10;
+const TURN_MS = 4;
+/** How long to keep trying to open the slot files a previous owner may still be closing. */
+const POOL_OPEN_PATIENCE_MS = 5000;
+
+/** Requests after which flush and compaction may have work to do. */
+const WRITES: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write", "txCommit"]);
+
+/** Sends replies to the owner's own page (transferring the buffers listed). */
+export type PostToPage = (replies: Reply[], transfer: Transferable[]) => void;
+
+interface RemoteClient {
+  resources: ClientResources;
+  channel: BroadcastChannel;
+  /** Stops watching the client's liveness lock. */
+  stopWatching: AbortController;
+}
+
+/** Opens the slot pool of `dir`, waiting while a previous owner still has its files open. */
+async function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
+  const deadline = Date.now() + POOL_OPEN_PATIENCE_MS;
+  for (;;) {
+    try {
+      return await OpfsPool.open(opfsPoolDirectory(dir), { minFree: SLOTS_LOW });
+    } catch (error) {
+      const busy =
+        error instanceof DOMException &&
+        (error.name === "NoModificationAllowedError" || error.name === "InvalidStateError");
+      if (!busy) {
+        throw opfsError("cannot open the database's files", error);
+      }
+      if (Date.now() > deadline) {
+        throw new ShaleError(
+          "LOCKED",
+          "shaledb: the database's files are still open elsewhere (another worker has access handles on them)",
+          { cause: error },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
+
+/** The Uint8Arrays of a result that own their whole buffer (fresh copies: safe to transfer). */
+function transferables(result: unknown, into: Transferable[]): void {
+  if (result instanceof Uint8Array) {
+    if (result.byteOffset === 0 && result.byteLength === result.buffer.byteLength) {
+      into.push(result.buffer as ArrayBuffer);
+    }
+  } else if (Array.isArray(result)) {
+    for (const item of result) {
+      transferables(item, into);
+    }
+  }
+}
+
+export class Owner {
+  /** Identifies this owner (and its era: a later owner of the same database has another id). */
+  readonly id = crypto.randomUUID();
+  readonly #name: string;
+  readonly #pool: OpfsPool;
+  readonly #db: SyncDatabaseImpl;
+  readonly #executor: Executor;
+  readonly #queue = new JobQueue();
+  readonly #local = new ClientResources();
+  readonly #clients = new Map<string, RemoteClient>();
+  readonly #release: Release;
+  readonly #exclusive: boolean;
+  readonly #autoMaintenance: boolean;
+  readonly #requests: BroadcastChannel;
+  readonly #unsubscribePanic: () => void;
+  #closed = false;
+  #maintenanceScheduled = false;
+  #growing = false;
+
+  private constructor(
+    request: OpenRequest,
+    pool: OpfsPool,
+    db: SyncDatabaseImpl,
+    release: Release,
+  ) {
+    this.#name = request.name;
+    this.#pool = pool;
+    this.#db = db;
+    this.#release = release;
+    this.#exclusive = request.exclusive;
+    this.#autoMaintenance = request.options.autoMaintenance !== false;
+    this.#executor = new Executor(db, {
+      checkpoint: (destination) => this.#checkpoint(destination),
+      exportArchive: () => this.#exportArchive(),
+      stats: () => this.#stats(),
+      debugPanic: (message) => debugPanic(message),
+    });
+    // After a panic the engine's files are closed (by the database handle's own listener): let
+    // another tab take over, while this one's page gets PANIC for everything.
+    this.#unsubscribePanic = onPanic(() => {
+      this.#stopServing();
+      this.#release();
+    });
+    this.#requests = new BroadcastChannel(channelNames.requests(this.#name));
+    this.#requests.onmessage = (event: MessageEvent<ToOwner>) => this.#onRemote(event.data);
+    const announcements = new BroadcastChannel(channelNames.announcements(this.#name));
+    announcements.postMessage({ type: "owner", owner: this.id } satisfies OwnerAnnouncement);
+    announcements.close();
+    // Work left by an earlier session (immutable memtables recovered, a deep L0) starts now, and
+    // the pool grows to its working size once the page has its answer.
+    this.#scheduleMaintenance();
+    this.#growLater();
+  }
+
+  /**
+   * Opens database `request.name` for a worker that holds its lock (`release` lets go of it).
+   * `takeover`: another owner had it open a moment ago, so it exists and its files may still be
+   * closing. `wasmReady` settles once the WebAssembly module is loaded. Returns the owner and
+   * whether the database was created.
+   */
+  static async open(
+    request: OpenRequest,
+    release: Release,
+    takeover: boolean,
+    wasmReady: Promise<void>,
+  ): Promise<{ owner: Owner; created: boolean }> {
+    let pool: OpfsPool | undefined;
+    // Settled here too, so that a failure is never an unhandled rejection.
+    const loaded = wasmReady.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    try {
+      const dir = await databaseDirectory(request.name, takeover || request.options.createIfMissing !== false);
+      pool = await openPool(dir);
+      const created = !pool.exists("CURRENT");
+      const failure = await loaded;
+      if (failure !== undefined) {
+        throw failure;
+      }
+      const env: Environment = {
+        resolve: (name) => name,
+        storage: () => pool as OpfsPool,
+      };
+      const db = openDatabaseSync(env, request.name, {
+        ...request.options,
+        ...(takeover ? { errorIfExists: false } : {}),
+        keyEncoding: "binary",
+        valueEncoding: "binary",
+        autoMaintenance: false,
+      });
+      return { owner: new Owner(request, pool, db, release), created };
+    } catch (error) {
+      pool?.releaseAll();
+      release();
+      throw error;
+    }
+  }
+
+  /** Serves requests of the owner's own page; `post` sends the replies back. */
+  serveLocal(requests: RequestMessage[], post: PostToPage): void {
+    this.#queue.push(() =>
+      this.#process(this.#local, requests, (replies) => {
+        const transfer: Transferable[] = [];
+        for (const reply of replies) {
+          if (reply[1]) transferables(reply[2], transfer);
+        }
+        post(replies, transfer);
+      }),
+    );
+  }
+
+  /** Closes the database (after every request queued before) and lets go of its lock. */
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push(async () => {
+        try {
+          await this.#close();
+          resolve();
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+  }
+
+  async #close(): Promise<void> {
+    if (this.#closed) {
+      return;
+    }
+    this.#stopServing();
+    try {
+      this.#local.closeAll();
+      try {
+        await this.#pool.trim(SLOTS_KEPT_AT_CLOSE);
+      } catch {
+        // Extra free slots only cost the next open a little time.
+      }
+      this.#db.close();
+    } finally {
+      // Only once the files are closed, so that the next owner can open them at once.
+      this.#release();
+    }
+  }
+
+  /** Stops serving other tabs (on close, or after a panic). */
+  #stopServing(): void {
+    if (this.#closed) {
+      return;
+    }
+    this.#closed = true;
+    this.#unsubscribePanic();
+    this.#requests.close();
+    for (const client of this.#clients.keys()) {
+      this.#forget(client);
+    }
+  }
+
+  #slotsNeeded<O extends Op>(op: O, args: Args<O>): number {
+    if (op === "compact" || (op === "maintain" && (args[0] as number) > LARGE_BUDGET)) {
+      // A compaction of everything writes up to one new table per table before freeing any.
+      return this.#pool.usedSlots + SLOTS_LOW;
+    }
+    return SLOTS_LOW;
+  }
+
+  async #process(
+    client: ClientResources,
+    requests: RequestMessage[],
+    reply: (replies: Reply[]) => void,
+  ): Promise<void> {
+    const replies: Reply[] = [];
+    let wrote = false;
+    for (const [id, op, args] of requests) {
+      try {
+        const need = this.#slotsNeeded(op, args);
+        if (!this.#closed && this.#pool.freeSlots < need) {
+          await this.#pool.reserve(need + SLOTS_TARGET);
+        }
+        let result = this.#executor.execute(client, op, args);
+        if (result instanceof Promise) {
+          result = await result;
+        }
+        replies.push([id, true, result]);
+        wrote ||= WRITES.has(op);
+      } catch (error) {
+        replies.push([id, false, toWire(error)]);
+      }
+    }
+    reply(replies);
+    if (wrote) {
+      this.#scheduleMaintenance();
+    }
+    this.#growLater();
+  }
+
+  /**
+   * Tops the pool up in the background if it is getting low. Outside the job queue: requests
+   * go on meanwhile (the pool adds the new slots atomically once they are open).
+   */
+  #growLater(): void {
+    if (this.#closed || this.#growing || this.#pool.freeSlots >= SLOTS_TARGET / 2) {
+      return;
+    }
+    this.#growing = true;
+    this.#pool
+      .reserve(SLOTS_TARGET)
+      .catch(() => undefined) // Out of quota: the request that needs a slot reports it.
+      .finally(() => {
+        this.#growing = false;
+      });
+  }
+
+  #scheduleMaintenance(): void {
+    if (!this.#autoMaintenance || this.#maintenanceScheduled || this.#closed) {
+      return;
+    }
+    this.#maintenanceScheduled = true;
+    setTimeout(() => this.#queue.push(() => this.#maintenanceTurn()), 0);
+  }
+
+  /** Steps of flush and compaction for a few milliseconds; reschedules while work remains. */
+  async #maintenanceTurn(): Promise<void> {
+    this.#maintenanceScheduled = false;
+    const deadline = performance.now() + TURN_MS;
+    while (!this.#closed) {
+      if (this.#pool.freeSlots < SLOTS_LOW) {
+        await this.#pool.reserve(SLOTS_TARGET);
+      }
+      // A failed step poisoned the database (the next write reports it) or panicked the
+      // instance (every request reports it): either way, nothing more to do here.
+      if (!this.#db.maintain(STEP_BUDGET)) {
+        return;
+      }
+      if (performance.now() >= deadline) {
+        this.#scheduleMaintenance();
+        return;
+      }
+    }
+  }
+
+  #onRemote(message: ToOwner): void {
+    if (this.#closed) {
+      return;
+    }
+    switch (message.type) {
+      case "hello":
+        this.#hello(message.client, message.version);
+        break;
+      case "requests": {
+        if (message.owner !== this.id) {
+          return; // Meant for an earlier owner: the client resends them to this one.
+        }
+        const client = this.#clients.get(message.client) ?? this.#register(message.client);
+        this.#queue.push(() =>
+          this.#process(client.resources, message.requests, (replies) => {
+            if (this.#clients.get(message.client) === client) {
+              client.channel.postMessage({ type: "replies", owner: this.id, replies } satisfies FromOwner);
+            }
+          }),
+        );
+        break;
+      }
+      case "bye":
+        if (message.owner === this.id) {
+          this.#queue.push(() => this.#forget(message.client));
+        }
+        break;
+    }
+  }
+
+  #hello(client: string, version: number): void {
+    const refuse = (message: string): void => {
+      const channel = new BroadcastChannel(channelNames.replies(client));
+      const error = toWire(new ShaleError("LOCKED", message));
+      channel.postMessage({ type: "refused", owner: this.id, error } satisfies FromOwner);
+      channel.close();
+    };
+    if (this.#exclusive) {
+      refuse(
+        `shaledb: database "${this.#name}" is open with { exclusive: true } in another tab or worker, which serves no other`,
+      );
+      return;
+    }
+    if (version !== PROTOCOL_VERSION) {
+      refuse(
+        `shaledb: database "${this.#name}" is open in another tab that runs a different version of shaledb ` +
+          `(protocol ${PROTOCOL_VERSION}, this tab ${version}); reload or close that tab`,
+      );
+      return;
+    }
+    const known = this.#clients.get(client) ?? this.#register(client);
+    known.channel.postMessage({ type: "welcome", owner: this.id } satisfies FromOwner);
+  }
+
+  #register(id: string): RemoteClient {
+    const client: RemoteClient = {
+      resources: new ClientResources(),
+      channel: new BroadcastChannel(channelNames.replies(id)),
+      stopWatching: new AbortController(),
+    };
+    this.#clients.set(id, client);
+    // The client's page holds this lock while it is open: it comes free when the page goes.
+    whenReleased(lockNames.client(id), client.stopWatching.signal, () => {
+      this.#queue.push(() => this.#forget(id));
+    });
+    return client;
+  }
+
+  #forget(id: string): void {
+    const client = this.#clients.get(id);
+    if (client === undefined) {
+      return;
+    }
+    this.#clients.delete(id);
+    client.stopWatching.abort();
+    client.channel.close();
+    try {
+      client.resources.closeAll();
+    } catch {
+      // After a panic nothing can be released; the instance is gone anyway.
+    }
+  }
+
+  #exportArchive(): Blob {
+    // The archive's directory: the database's name where a tar name field (99 bytes) holds it.
+    const encoded = encodeDatabaseName(this.#name);
+    const directory = encoded.length <= 99 ? encoded : "database";
+    const tar = new TarWriter(directory, Math.floor(Date.now() / 1000));
+    for (const { name } of this.#pool.files()) {
+      tar.addFile(name, this.#pool.readAll(name));
+    }
+    return tar.finish();
+  }
+
+  async #stats(): Promise<BrowserStats> {
+    const stats = this.#db.stats();
+    let persisted = false;
+    try {
+      persisted = await navigator.storage.persisted();
+    } catch {
+      // Not answerable here: report it as not granted.
+    }
+    return { ...stats, persisted, slots: { used: this.#pool.usedSlots, free: this.#pool.freeSlots } };
+  }
+
+  /** Writes a consistent copy into new database `destination` (which must not exist). */
+  async #checkpoint(destination: string): Promise<void> {
+    checkDatabaseName(destination);
+    if (destination === this.#name) {
+      throw new ShaleError("ALREADY_EXISTS", `shaledb: cannot checkpoint database "${destination}" into itself`);
+    }
+    const release = await acquireLock(lockNames.database(destination), { ifAvailable: true });
+    if (release === undefined) {
+      throw new ShaleError("LOCKED", `shaledb: database "${destination}" is open in this or another tab`);
+    }
+    let pool: OpfsPool | undefined;
+    let created = false;
+    try {
+      pool = await openPool(await databaseDirectory(destination, true));
+      if (pool.list().length > 0) {
+        throw new ShaleError("ALREADY_EXISTS", `shaledb: database "${destination}" already exists`);
+      }
+      created = true;
+      await pool.reserve(this.#pool.usedSlots + SLOTS_LOW);
+      const target = pool;
+      const db = this.#db.db;
+      db.call(() => wasm.dbCheckpoint(db.id, target));
+      await pool.trim(SLOTS_KEPT_AT_CLOSE);
+    } catch (error) {
+      pool?.releaseAll();
+      pool = undefined;
+      if (created) {
+        await removeDatabaseDirectory(destination).catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      pool?.releaseAll();
+      release();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The dedicated worker that `open()` and `importDatabase()` start (the package owns it: users
+ * write no worker code). For `open` it either owns the database — holds its Web Lock, opens its
+ * OPFS files and serves its page and other tabs — or, when another tab owns it, waits for the
+ * lock to take over when that tab goes; meanwhile the page talks to the owner directly.
+ *
+ * @module
+ */
+import { ShaleError } from "../errors.js";
+import { loadWasm } from "../init-async.js";
+import { runImport } from "./import.js";
+import { acquireLock } from "./locks.js";
+import { Owner } from "./owner.js";
+import { lockNames, type FromWorker, type OpenRequest, type RequestMessage, type ToWorker } from "./protocol.js";
+import { toWire } from "./wire-error.js";
+
+/** What this module needs of the dedicated worker's global scope. */
+interface WorkerScope {
+  postMessage(message: FromWorker, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+const WASM_URL = new URL("../../wasm/shaledb_wasm_bg.wasm", import.meta.url);
+
+let owner: Owner | undefined;
+
+function post(message: FromWorker, transfer: Transferable[] = []): void {
+  try {
+    scope.postMessage(message, transfer);
+  } catch {
+    scope.postMessage(message);
+  }
+}
+
+/** Opens the database as its owner (holding its lock: `release` lets go of it). */
+async function own(
+  request: OpenRequest,
+  takeover: boolean,
+  release: () => void,
+): Promise<{ owner: Owner; created: boolean }> {
+  // The module compiles while the OPFS files open.
+  const wasmReady = loadWasm(WASM_URL).catch((error: unknown) => {
+    throw new ShaleError(
+      "IO",
+      `shaledb: cannot load the WebAssembly module (${String(WASM_URL)}): ${String(error)}`,
+      { cause: error },
+    );
+  });
+  const opened = await Owner.open(request, release, takeover, wasmReady);
+  owner = opened.owner;
+  return opened;
+}
+
+async function open(request: OpenRequest): Promise<void> {
+  const lock = lockNames.database(request.name);
+  try {
+    const release = await acquireLock(lock, { ifAvailable: true });
+    if (release !== undefined) {
+      const opened = await own(request, false, release);
+      post({ type: "opened", owner: opened.owner.id, created: opened.created });
+      return;
+    }
+    if (request.exclusive) {
+      throw new ShaleError(
+        "LOCKED",
+        `shaledb: database "${request.name}" is open in another tab or worker, and { exclusive: true } refuses to share it`,
+      );
+    }
+  } catch (error) {
+    post({ type: "failed", error: toWire(error) });
+    return;
+  }
+  // Another tab owns the database and serves this page; take over when it goes.
+  post({ type: "opened", owner: undefined, created: false });
+  try {
+    const release = await acquireLock(lock);
+    if (release !== undefined) {
+      const taken = await own(request, true, release);
+      post({ type: "owner", owner: taken.owner.id });
+    }
+  } catch (error) {
+    post({ type: "failed", error: toWire(error) });
+  }
+}
+
+function serve(requests: RequestMessage[]): void {
+  if (owner === undefined) {
+    const error = toWire(new ShaleError("CLOSED", "shaledb: this worker does not own the database"));
+    post({ type: "replies", replies: requests.map(([id]) => [id, false, error]) });
+    return;
+  }
+  owner.serveLocal(requests, (replies, transfer) => post({ type: "replies", replies }, transfer));
+}
+
+async function close(): Promise<void> {
+  try {
+    await owner?.close();
+  } finally {
+    owner = undefined;
+    post({ type: "closed" });
+  }
+}
+
+scope.onmessage = (event) => {
+  const message = event.data;
+  switch (message.type) {
+    case "open":
+      void open(message);
+      break;
+    case "import":
+      void runImport(message, WASM_URL).then(
+        () => post({ type: "imported" }),
+        (error: unknown) => post({ type: "failed", error: toWire(error) }),
+      );
+      break;
+    case "requests":
+      serve(message.requests);
+      break;
+    case "close":
+      void close();
+      break;
+  }
+};
