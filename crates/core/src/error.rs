@@ -162,6 +162,9 @@ pub enum Error {
     Poisoned {
         /// The original failure.
         cause: String,
+        /// Whether that failure was running out of space (a full disk, an exhausted browser
+        /// storage quota): then [`Error::code`] is `"QUOTA"`, which says what to do about it.
+        storage_full: bool,
     },
 }
 
@@ -188,6 +191,9 @@ impl Error {
             Error::InvalidArgument(_) => "INVALID_ARGUMENT",
             Error::Closed(_) => "CLOSED",
             Error::Conflict => "CONFLICT",
+            Error::Poisoned {
+                storage_full: true, ..
+            } => "QUOTA",
             Error::Poisoned { .. } => "POISONED",
         }
     }

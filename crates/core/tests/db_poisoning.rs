@@ -1,7 +1,8 @@
 //! Poisoning: a failed fsync or a full disk, during a write, a memtable switch, a flush or a
 //! compaction, makes every later write fail with `Error::Poisoned` naming the cause, while reads
 //! keep working, `close` succeeds, and reopening recovers everything acknowledged before the
-//! failure. Faults come from `FaultyStorage`.
+//! failure. Its code is `QUOTA` when the cause was a full disk (what to do: make room, reopen),
+//! else `POISONED`. Faults come from `FaultyStorage`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -157,6 +158,53 @@ fn a_full_disk_during_writes_poisons_and_reopening_recovers() {
     let db = open(&storage);
     assert_all_there(&db, &acked);
     db.put_opt(b"after", b"reopen", WriteOptions::SYNC).unwrap();
+    db.close().unwrap();
+}
+
+/// Regression: a full disk (in the browser, an exhausted storage quota) reached callers as
+/// `POISONED`, never `QUOTA`, so they could not tell "out of space" from other failures.
+#[test]
+fn a_database_poisoned_by_a_full_disk_reports_quota_to_every_later_write() {
+    // In a write (the WAL append).
+    let storage = faulty();
+    let db = open(&storage);
+    storage.fail_writes_after_bytes(1000);
+    let (_, first) = write_until_error(&db, 0..1000, WriteOptions::default());
+    assert_eq!(
+        first.expect("the full disk was never noticed").code(),
+        "QUOTA"
+    );
+    assert_eq!(db.put(b"later", b"v").unwrap_err().code(), "QUOTA");
+    assert!(matches!(
+        db.delete(b"later").unwrap_err(),
+        Error::Poisoned {
+            storage_full: true,
+            ..
+        }
+    ));
+    db.close().unwrap();
+
+    // In a flush.
+    let storage = faulty();
+    let db = open(&storage);
+    fill(&db, 0..1500);
+    storage.fail_writes_after_bytes(2000);
+    let failure = (0..20)
+        .find_map(|_| db.maintain(Budget { bytes: 1 << 20 }).err())
+        .expect("maintain never hit the full disk");
+    assert_eq!(failure.code(), "QUOTA", "{failure}");
+    assert_eq!(db.put(b"later", b"v").unwrap_err().code(), "QUOTA");
+    db.close().unwrap();
+}
+
+#[test]
+fn a_database_poisoned_by_a_failed_fsync_reports_poisoned() {
+    let storage = faulty();
+    let db = open(&storage);
+    fill(&db, 0..200);
+    storage.fail_next_sync();
+    db.flush().expect_err("the flush's fsync failed");
+    assert_eq!(db.put(b"later", b"v").unwrap_err().code(), "POISONED");
     db.close().unwrap();
 }
 

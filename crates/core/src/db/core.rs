@@ -58,7 +58,31 @@ pub(crate) struct State {
     /// Keyspace names to ids.
     pub(crate) keyspaces: HashMap<String, u32>,
     /// Set by a failed flush, compaction or manifest write: writes fail with it.
-    pub(crate) poisoned: Option<String>,
+    pub(crate) poisoned: Option<PoisonCause>,
+}
+
+/// Why a database stopped accepting writes.
+#[derive(Debug, Clone)]
+pub(crate) struct PoisonCause {
+    message: String,
+    storage_full: bool,
+}
+
+impl PoisonCause {
+    pub(crate) fn of(e: &Error) -> PoisonCause {
+        PoisonCause {
+            message: e.to_string(),
+            storage_full: e.code() == "QUOTA",
+        }
+    }
+
+    /// The error every later write gets.
+    pub(crate) fn error(&self) -> Error {
+        Error::Poisoned {
+            cause: self.message.clone(),
+            storage_full: self.storage_full,
+        }
+    }
 }
 
 /// Byte counters for stats.
@@ -303,8 +327,14 @@ impl DbInner {
     pub(crate) fn check_writable(&self) -> Result<()> {
         self.check_open()?;
         if self.poisoned.load(Ordering::Acquire) {
-            let cause = self.state().poisoned.clone().unwrap_or_default();
-            return Err(Error::Poisoned { cause });
+            let cause = self.state().poisoned.clone();
+            return Err(cause.map_or_else(
+                || Error::Poisoned {
+                    cause: String::new(),
+                    storage_full: false,
+                },
+                |c| c.error(),
+            ));
         }
         // A poisoned group commit refuses the write itself, with its cause.
         Ok(())
@@ -314,7 +344,7 @@ impl DbInner {
     pub(crate) fn poison(&self, e: &Error) {
         let mut st = self.state();
         if st.poisoned.is_none() {
-            st.poisoned = Some(e.to_string());
+            st.poisoned = Some(PoisonCause::of(e));
         }
         self.poisoned.store(true, Ordering::Release);
     }

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use crate::batch::WriteBatch;
 use crate::db::background::STEP_BUDGET;
-use crate::db::core::{DbInner, Immutable, View};
+use crate::db::core::{DbInner, Immutable, PoisonCause, View};
 use crate::memtable::MemTable;
 use crate::wal::{WalOptions, WalWriter};
 use crate::{Error, Result};
@@ -65,9 +65,7 @@ impl DbInner {
             return e;
         }
         self.poison(&e);
-        Error::Poisoned {
-            cause: e.to_string(),
-        }
+        PoisonCause::of(&e).error()
     }
 
     /// `InvalidArgument` unless `key` fits the key size limit.

@@ -43,7 +43,12 @@ export function opfsError(what: string, error: unknown): ShaleError {
   }
   const name = error instanceof DOMException ? error.name : "";
   const message = error instanceof Error ? error.message : String(error);
-  if (name === "QuotaExceededError") {
+  // The slot pool's errors carry the storage host's codes (storage-host.ts).
+  const code = (error as { code?: unknown }).code;
+  if (code === "LOCKED") {
+    return new ShaleError("LOCKED", `shaledb: ${what}: ${message}`, { cause: error });
+  }
+  if (name === "QuotaExceededError" || code === "QUOTA") {
     return new ShaleError("QUOTA", `shaledb: ${what}: the storage quota is exhausted (${message})`, {
       cause: error,
     });

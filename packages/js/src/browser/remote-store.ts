@@ -338,6 +338,11 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
     return this.connection.close();
   }
 
+  /** Panics inside the owner's WebAssembly module. For tests of the panic path only. @internal */
+  debugPanic(message: string): Promise<void> {
+    return this.connection.request("debugPanic", [message]);
+  }
+
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }

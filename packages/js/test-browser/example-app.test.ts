@@ -1,0 +1,246 @@
+// examples/browser (the notes app) the way a user runs it after `npm install shaledb`: the
+// package packed (`npm pack`) and extracted as a real directory into node_modules — not the
+// workspace symlink, which Vite does not pre-bundle — so the dev server pre-bundles `shaledb`
+// into node_modules/.vite/deps/, where `new URL("./worker.js", import.meta.url)` must still find
+// the worker and the worker its WebAssembly module. Then in headless Chromium, once on the dev
+// server (Vite's JS API) and once on `vite build` + `vite preview`: add notes, search by title
+// prefix, delete, reload, a second tab served by the first, export and a restore (LOCKED while
+// the second tab is open). Any page error, failed request or error shown by the app fails it.
+//
+// Needs the package built (npm run build -w shaledb). No network: vite comes from the
+// repository's node_modules (symlinked into the copy).
+import { execFile } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+
+import type { BrowserContext, Page } from "playwright-core";
+import { createServer, preview, type PreviewServer, type ViteDevServer } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { Profile } from "./fixtures/chromium.js";
+import { PACKAGE_ROOT } from "./fixtures/static-server.js";
+
+const run = promisify(execFile);
+const REPO = resolve(PACKAGE_ROOT, "..", "..");
+const EXAMPLE = join(REPO, "examples", "browser");
+
+/** The environment of child processes: none of vitest's (NODE_ENV=test would change `vite build`). */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_fund: "false", npm_config_audit: "false" };
+  for (const name of Object.keys(env)) {
+    if (name === "NODE_ENV" || name.startsWith("VITEST") || name === "TEST") delete env[name];
+  }
+  return env;
+}
+
+/** `<tmp>/app`: the example, with shaledb from `npm pack` and vite linked from the repository. */
+async function installLikeAUser(tmp: string): Promise<string> {
+  const app = join(tmp, "app");
+  cpSync(EXAMPLE, app, {
+    recursive: true,
+    filter: (source) => !/^(node_modules|dist)(\/|$)/.test(relative(EXAMPLE, source)),
+  });
+  const packed = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], {
+    cwd: PACKAGE_ROOT,
+    env: childEnv(),
+  });
+  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  const target = join(app, "node_modules", "shaledb");
+  mkdirSync(target, { recursive: true });
+  await run("tar", ["-xzf", join(tmp, filename), "-C", target, "--strip-components=1"]);
+  // vite and its dependencies: the repository's (hoisted next to it), through one symlink.
+  symlinkSync(realpathSync(join(REPO, "node_modules", "vite")), join(app, "node_modules", "vite"), "dir");
+  mkdirSync(join(app, "node_modules", ".bin"));
+  symlinkSync("../vite/bin/vite.js", join(app, "node_modules", ".bin", "vite"));
+  return app;
+}
+
+/**
+ * Watches a tab (and its workers, whose requests Playwright reports on the page): page errors,
+ * failed requests and HTTP errors go to `problems`, the path of every file loaded to `loaded`.
+ */
+function watch(page: Page, problems: string[], loaded: Set<string>): void {
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) => {
+    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? "?"})`);
+  });
+  page.on("response", (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+    else loaded.add(new URL(response.url()).pathname);
+  });
+}
+
+const titles = (page: Page) => page.locator("#notes h3").allTextContents();
+
+/** Waits for the app's "Ready" (or the error it shows instead); fails on errors so far. */
+async function ready(page: Page, problems: string[]): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      document.querySelector("#status")?.textContent?.startsWith("Ready") ||
+      !document.querySelector<HTMLElement>("#error")?.hidden,
+  );
+  expect({ shown: await noError(page), problems }).toEqual({ shown: "", problems: [] });
+}
+
+/** The app's error box: "" when hidden. */
+async function noError(page: Page): Promise<string> {
+  const box = page.locator("#error");
+  return (await box.isHidden()) ? "" : ((await box.textContent()) ?? "");
+}
+
+async function addNote(page: Page, title: string, body: string): Promise<void> {
+  const before = (await titles(page)).length;
+  await page.fill("#title", title);
+  await page.fill("#body", body);
+  await page.click("#add");
+  await page.waitForFunction((n) => document.querySelectorAll("#notes li").length === n, before + 1);
+  expect(await noError(page)).toBe("");
+}
+
+async function search(page: Page, query: string, expected: string[]): Promise<void> {
+  await page.fill("#search", query);
+  await expect.poll(() => titles(page)).toEqual(expected);
+}
+
+/** The whole tour of the app on `origin`, in a fresh tab (and a second one). */
+async function tour(context: BrowserContext, origin: string, loaded: Set<string>): Promise<void> {
+  const problems: string[] = [];
+  const page = await context.newPage();
+  watch(page, problems, loaded);
+  page.on("dialog", (dialog) => void dialog.accept());
+  await page.goto(origin + "/");
+  await ready(page, problems);
+  expect(await titles(page)).toEqual([]);
+
+  await addNote(page, "Shopping list", "milk, bread");
+  await addNote(page, "Reading list", "DDIA, chapter 3");
+  await addNote(page, "Shop opening hours", "9 to 18");
+  expect(await titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]); // newest first
+
+  // Prefix search over the title index: sorted by title, case-insensitive.
+  await search(page, "sho", ["Shop opening hours", "Shopping list"]);
+  await search(page, "SHOPP", ["Shopping list"]);
+  await search(page, "x", []);
+  await search(page, "", ["Shop opening hours", "Reading list", "Shopping list"]);
+
+  // Delete removes the note and its index entry (one batch).
+  await page.locator("#notes li", { hasText: "Reading list" }).getByRole("button", { name: "Delete" }).click();
+  await expect.poll(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  await search(page, "read", []);
+  await search(page, "", ["Shop opening hours", "Shopping list"]);
+
+  // Persisted: a reload opens the database again from OPFS.
+  await page.reload();
+  await ready(page, problems);
+  expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  expect(await page.locator("#summary").textContent()).toBe("2 notes");
+
+  // Export: a download of a tar archive.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+  const archive = join(tmp, `notes-${Date.now()}.tar`);
+  await download.saveAs(archive);
+  const tar = readFileSync(archive);
+  expect(tar.length % 512).toBe(0);
+  expect(tar.includes(Buffer.from("CURRENT"))).toBe(true);
+
+  // A second tab: served by the first (which owns the database), and both stay in step.
+  const second = await context.newPage();
+  watch(second, problems, loaded);
+  await second.goto(origin + "/");
+  await ready(second, problems);
+  expect(await titles(second)).toEqual(["Shop opening hours", "Shopping list"]);
+  await addNote(second, "Added in tab 2", "");
+  await expect.poll(() => titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
+
+  // Restoring the backup needs the database to itself: LOCKED while the second tab is open...
+  await page.setInputFiles("#import", archive);
+  await expect.poll(() => noError(page)).toMatch(/^LOCKED: /);
+  expect(await titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
+  // ...and it works once that tab is closed.
+  await second.close();
+  await page.setInputFiles("#import", archive);
+  await expect.poll(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  expect(await noError(page)).toBe("");
+
+  await page.reload();
+  await ready(page, problems);
+  expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  await page.close();
+  expect(problems).toEqual([]);
+}
+
+/** The temporary directory of this file's tests. */
+let tmp = "";
+
+describe("examples/browser, installed from npm pack", () => {
+  let app = "";
+  let profile: Profile;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    tmp = realpathSync(mkdtempSync(join(tmpdir(), "shaledb-example-")));
+    profile = new Profile();
+    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launch()]);
+  });
+
+  afterAll(async () => {
+    await profile?.dispose();
+    if (tmp !== "") rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("works on the Vite dev server, which pre-bundles shaledb", async () => {
+    const server: ViteDevServer = await createServer({
+      root: app,
+      configFile: false,
+      logLevel: "warn",
+      server: { host: "127.0.0.1", port: 0, strictPort: true },
+    });
+    try {
+      await server.listen();
+      const origin = new URL(server.resolvedUrls!.local[0]!).origin;
+      const loaded = new Set<string>();
+      await tour(context, origin, loaded);
+      // It really was pre-bundled: the page imported it from node_modules/.vite/deps/, and the
+      // worker and the WebAssembly module were still found (in the package's own folder).
+      expect(existsSync(join(app, "node_modules", ".vite", "deps", "shaledb.js"))).toBe(true);
+      expect(loaded).toContain("/node_modules/.vite/deps/shaledb.js");
+      expect(loaded).toContain("/node_modules/shaledb/dist/browser/worker.js");
+      expect(loaded).toContain("/node_modules/shaledb/wasm/shaledb_wasm_bg.wasm");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("works after vite build, on vite preview", async () => {
+    await run("npm", ["run", "build", "--silent"], { cwd: app, env: childEnv() });
+    const server: PreviewServer = await preview({
+      root: app,
+      configFile: false,
+      logLevel: "warn",
+      preview: { host: "127.0.0.1", port: 0, strictPort: true },
+    });
+    try {
+      const origin = new URL(server.resolvedUrls!.local[0]!).origin;
+      const loaded = new Set<string>();
+      await tour(context, origin, loaded);
+      // The worker and the WebAssembly module became assets of the build.
+      expect([...loaded].filter((path) => /worker|\.wasm$/.test(path))).toEqual([
+        expect.stringMatching(/^\/assets\/worker-[\w-]+\.js$/),
+        expect.stringMatching(/^\/assets\/shaledb_wasm_bg-[\w-]+\.wasm$/),
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+});
