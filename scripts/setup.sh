@@ -2,9 +2,14 @@
 # Installs what the test and demo commands need; quick and silent about it when all is present.
 #   - the wasm32-unknown-unknown Rust target,
 #   - wasm-bindgen-cli of exactly the version crates/wasm/Cargo.toml pins,
-#   - the npm devDependencies (npm ci), when node_modules is missing or older than the lock file.
+#   - the npm devDependencies (npm ci), when node_modules is missing or older than the lock file,
+#   - with --chromium (the test command): Debian's chromium package, for the browser tests
+#     (headless, driven by playwright-core), unless SHALEDB_CHROMIUM names another binary.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+
+chromium=0
+[ "${1:-}" = "--chromium" ] && chromium=1
 
 command -v cargo >/dev/null || die "cargo not found: install Rust (https://rustup.rs), then rerun"
 command -v node >/dev/null || die "node not found: install Node.js 20.19 or newer, then rerun"
@@ -41,4 +46,16 @@ fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   section "setup: npm ci"
   npm ci --no-audit --no-fund
+fi
+
+# 4. Chromium for the browser tests (playwright cannot download browsers here; Debian's works).
+if [ "$chromium" = 1 ] && [ ! -x "${SHALEDB_CHROMIUM:-/usr/bin/chromium}" ]; then
+  section "setup: apt-get install chromium (for the browser tests)"
+  command -v apt-get >/dev/null ||
+    die "no /usr/bin/chromium and no apt-get: install Chromium, or set SHALEDB_CHROMIUM to its binary"
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends chromium ||
+    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends chromium; }
 fi

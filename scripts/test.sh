@@ -4,7 +4,8 @@
 #   Rust: fmt check, clippy (-D warnings), tests, clippy of the core and bindings for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
-#   project (scripts/pack-smoke.sh), vitest in Node.
+#   project (scripts/pack-smoke.sh), vitest in Node, then the browser tests: vitest driving
+#   headless Debian Chromium (installed by setup.sh --chromium) through playwright-core.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -21,7 +22,7 @@ step() {
 }
 
 step "setup (installs only what is missing)"
-bash scripts/setup.sh
+bash scripts/setup.sh --chromium
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -47,19 +48,28 @@ npm run --silent --workspace packages/js typecheck
 step "the packed package installs into an empty project and runs the README example (scripts/pack-smoke.sh)"
 bash scripts/pack-smoke.sh --no-build
 
+# Runs vitest with config $1 (in packages/js) and prints its pass/fail counts.
+run_vitest() {
+  local report status
+  report="$(mktemp -d)/vitest.json"
+  set +e
+  (cd packages/js && npx --no-install vitest run -c "$1" --reporter=default --reporter=json --outputFile.json="$report")
+  status=$?
+  set -e
+  if [ -f "$report" ]; then
+    node -e '
+      const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` +
+        (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));' "$report"
+  fi
+  return "$status"
+}
+
 step "vitest run (Node)"
-report="$(mktemp -d)/vitest.json"
-set +e
-(cd packages/js && npx --no-install vitest run --reporter=default --reporter=json --outputFile.json="$report")
-status=$?
-set -e
-if [ -f "$report" ]; then
-  node -e '
-    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` +
-      (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));' "$report"
-fi
-[ "$status" -eq 0 ] || exit "$status"
+run_vitest vitest.config.ts
+
+step "vitest run -c vitest.browser.config.ts (headless Chromium: OPFS worker, tabs, export, the example app)"
+run_vitest vitest.browser.config.ts
 
 t=$(now)
 printf '    (%ss)\n' "$((t - step_start))"

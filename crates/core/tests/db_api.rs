@@ -37,6 +37,41 @@ fn key(i: u32) -> Vec<u8> {
 }
 
 #[test]
+fn seal_memtable_leaves_the_flush_to_maintain_and_the_wal_short() {
+    let storage = mem();
+    let mut options = small();
+    options.memtable_size = 1 << 20;
+    let db = Db::open_storage(storage.clone(), options.clone()).unwrap();
+    for i in 0..2000 {
+        db.put(&key(i), b"value").unwrap();
+    }
+    let before = db.stats().memtable_bytes;
+    db.seal_memtable().unwrap();
+    assert_eq!(
+        db.get(&key(7)).unwrap(),
+        Some(b"value".to_vec()),
+        "sealed keys still read"
+    );
+    while db
+        .maintain(shaledb::db::Budget { bytes: 1 << 20 })
+        .unwrap()
+        .more
+    {}
+    let stats = db.stats();
+    assert!(
+        stats.memtable_bytes < before / 10,
+        "{} of {before} bytes left",
+        stats.memtable_bytes
+    );
+    assert!(stats.level_files.iter().any(|&n| n > 0), "no table written");
+    db.seal_memtable().unwrap(); // an empty memtable: nothing to do
+    db.close().unwrap();
+    let db = Db::open_storage(storage, options).unwrap();
+    assert_eq!(all(&db, IterOptions::default()).len(), 2000);
+    db.close().unwrap();
+}
+
+#[test]
 fn put_get_delete_round_trip() {
     let db = open(&mem());
     assert_eq!(db.get(b"a").unwrap(), None);

@@ -246,6 +246,12 @@ pub fn db_flush(db: u32) -> JsResult<()> {
     js_result(with_db(db, |entry| entry.db.flush()))
 }
 
+/// Makes the memtable of `db` immutable, for later maintenance steps to flush (before idling).
+#[wasm_bindgen(js_name = dbSealMemtable)]
+pub fn db_seal_memtable(db: u32) -> JsResult<()> {
+    js_result(with_db(db, |entry| entry.db.seal_memtable()))
+}
+
 /// Compacts keys in `[start, end]` of keyspace `ks` (missing bound: the keyspace's end).
 #[wasm_bindgen(js_name = dbCompact)]
 pub fn db_compact(db: u32, ks: u32, start: Option<Vec<u8>>, end: Option<Vec<u8>>) -> JsResult<()> {

@@ -73,7 +73,11 @@ async function installLikeAUser(tmp: string): Promise<string> {
 function watch(page: Page, problems: string[], loaded: Set<string>): void {
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("requestfailed", (request) => {
-    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText ?? "?"})`);
+    const reason = request.failure()?.errorText ?? "?";
+    // Cancelled, not failed: by a reload, or by the end of a worker. (importDatabase ends its
+    // worker as soon as the import fails, here with LOCKED, possibly while it fetches the .wasm.)
+    if (reason === "net::ERR_ABORTED") return;
+    problems.push(`request failed: ${request.url()} (${reason})`);
   });
   page.on("response", (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);

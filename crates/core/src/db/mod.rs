@@ -192,6 +192,15 @@ impl Db {
         self.inner.flush_all()
     }
 
+    /// Makes the live memtable immutable (unless it is empty) and starts a new write-ahead
+    /// log, leaving the flush to later [`Db::maintain`] steps (or the background thread). For
+    /// a caller about to go idle: it keeps the log that the next open replays short, without
+    /// one long flush. Reads see no difference.
+    pub fn seal_memtable(&self) -> Result<()> {
+        self.inner.check_writable()?;
+        self.inner.switch_memtable(true)
+    }
+
     /// Compacts stored keys in `[start, end]` of every keyspace (`None` = unbounded) down to
     /// the deepest level, dropping overwritten versions and tombstones no snapshot needs.
     pub fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {

@@ -40,6 +40,8 @@ import { toWire } from "./wire-error.js";
 
 /** Fewer free slots than this before a request: grow the pool first. */
 const SLOTS_LOW = 8;
+/** Free slots an open waits for (more are made in the background, after the open). */
+const SLOTS_AT_OPEN = 4;
 /** How many free slots growing aims for. */
 const SLOTS_TARGET = 24;
 /** Free slots kept when the database closes (each costs the next open a file handle). */
@@ -49,6 +51,13 @@ const LARGE_BUDGET = 64 << 20;
 /** Bytes of table output per maintenance step, and how long one turn of steps may run. */
 const STEP_BUDGET = 512 << 10;
 const TURN_MS = 4;
+/**
+ * After this long without requests, a memtable of at least `IDLE_SEAL_BYTES` is sealed and
+ * flushed in idle time, and close flushes one: the log the next open replays stays short (a
+ * tab is often closed without `close()`, and reopened on the next visit).
+ */
+const IDLE_SEAL_MS = 1000;
+const IDLE_SEAL_BYTES = 256 << 10;
 /** How long to keep trying to open the slot files a previous owner may still be closing. */
 const POOL_OPEN_PATIENCE_MS = 5000;
 
@@ -70,7 +79,7 @@ async function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
   const deadline = Date.now() + POOL_OPEN_PATIENCE_MS;
   for (;;) {
     try {
-      return await OpfsPool.open(opfsPoolDirectory(dir), { minFree: SLOTS_LOW });
+      return await OpfsPool.open(opfsPoolDirectory(dir), { minFree: SLOTS_AT_OPEN });
     } catch (error) {
       const busy =
         error instanceof DOMException &&
@@ -121,6 +130,9 @@ export class Owner {
   #closed = false;
   #maintenanceScheduled = false;
   #growing = false;
+  /** When the last request was served (`performance.now()`), and whether an idle check is due. */
+  #lastRequest = 0;
+  #idleCheck: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(
     request: OpenRequest,
@@ -236,6 +248,14 @@ export class Owner {
     this.#stopServing();
     try {
       this.#local.closeAll();
+      clearTimeout(this.#idleCheck);
+      try {
+        if (this.#db.stats().memtableBytes >= IDLE_SEAL_BYTES) {
+          this.#db.flush(); // so that the next open has no log to replay
+        }
+      } catch {
+        // A poisoned database closes as it is: reopening replays its log.
+      }
       try {
         await this.#pool.trim(SLOTS_KEPT_AT_CLOSE);
       } catch {
@@ -293,10 +313,30 @@ export class Owner {
       }
     }
     reply(replies);
+    this.#lastRequest = performance.now();
     if (wrote) {
       this.#scheduleMaintenance();
+      this.#idleCheck ??= setTimeout(() => this.#whenIdle(), IDLE_SEAL_MS);
     }
     this.#growLater();
+  }
+
+  /** Seals a big memtable once requests have paused for `IDLE_SEAL_MS`. */
+  #whenIdle(): void {
+    const quiet = performance.now() - this.#lastRequest;
+    if (quiet < IDLE_SEAL_MS) {
+      this.#idleCheck = setTimeout(() => this.#whenIdle(), IDLE_SEAL_MS - quiet);
+      return;
+    }
+    this.#idleCheck = undefined;
+    this.#queue.push(() => {
+      if (this.#closed || !this.#autoMaintenance || this.#db.stats().memtableBytes < IDLE_SEAL_BYTES) {
+        return;
+      }
+      const db = this.#db.db;
+      db.call(() => wasm.dbSealMemtable(db.id));
+      this.#scheduleMaintenance();
+    });
   }
 
   /**
