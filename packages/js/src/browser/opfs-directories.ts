@@ -53,7 +53,13 @@ export function opfsError(what: string, error: unknown): ShaleError {
       cause: error,
     });
   }
-  return new ShaleError("IO", `shaledb: ${what}: ${name ? `${name}: ` : ""}${message}`, { cause: error });
+  const hint =
+    name === "SecurityError"
+      ? " (this browser refuses the Origin Private File System here: a private window, or storage blocked for the site)"
+      : "";
+  return new ShaleError("IO", `shaledb: ${what}: ${name ? `${name}: ` : ""}${message}${hint}`, {
+    cause: error,
+  });
 }
 
 /** The `shaledb` directory of the origin's OPFS root; `undefined` if missing and `create` is false. */
