@@ -106,6 +106,28 @@ describe("reads and writes", () => {
   });
 });
 
+describe("writes made together", () => {
+  it("are written as one group, and a bad one among them fails alone", async () => {
+    const result = await page.evaluate(async () => {
+      const db = await shaledb.open("together", { keyEncoding: "binary", valueEncoding: "binary" });
+      const key = (i: number): Uint8Array => new TextEncoder().encode(`k${String(i).padStart(4, "0")}`);
+      const writes: Promise<unknown>[] = [];
+      for (let i = 0; i < 500; i++) {
+        writes.push(i === 250 ? db.put(new Uint8Array(70_000), new Uint8Array(1)) : db.put(key(i), new Uint8Array([i & 255])));
+        if (i % 100 === 0) writes.push(db.delete(key(i)));
+      }
+      writes.push(db.batch().put(key(9999), new Uint8Array([9])).write());
+      const outcomes = await Promise.all(writes.map((w) => outcome(w)));
+      const failed = outcomes.filter((o) => o !== null).map((o) => o?.code);
+      const result = { failed, count: await db.count(), k9999: Array.from((await db.get(key(9999))) ?? []) };
+      await db.close();
+      return result;
+    });
+    // 500 puts, one refused (its key is over 64 KiB), 5 deleted right after their put, one batch.
+    expect(result).toEqual({ failed: ["INVALID_ARGUMENT"], count: 500 - 1 - 5 + 1, k9999: [9] });
+  });
+});
+
 describe("iteration", () => {
   it("streams entries in order, in reverse, by prefix, with bounds and limits", async () => {
     const result = await page.evaluate(async () => {

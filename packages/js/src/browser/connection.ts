@@ -294,12 +294,15 @@ export class Connection {
         }
         break;
       case "owner":
-        // This page's worker took over from an owner that went away.
+        // This page's worker took over from an owner that went away (perhaps while this page
+        // was still waiting for that owner's welcome: then `open` is done too).
         this.#leaveRemote();
         this.#local = true;
         this.#changeOwner(message.owner);
+        this.#welcomed?.(message.owner);
         break;
       case "failed":
+        this.#refused?.(fromWire(message.error));
         this.#fail(fromWire(message.error));
         break;
       case "closed":

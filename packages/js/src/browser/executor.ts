@@ -9,15 +9,19 @@ import { checkReverse } from "../bounds.js";
 import { keyCodec } from "../codec.js";
 import { closedError, invalidArgument } from "../errors.js";
 import { NativeIterator } from "../native-iterator.js";
+import { OP_DELETE, OP_PUT, PackedOps } from "../packed-ops.js";
 import type { SnapshotImpl } from "../snapshot.js";
 import type { StoreImpl } from "../store.js";
 import type { SyncDatabaseImpl } from "../sync-database.js";
 import type { SyncTransactionImpl } from "../transaction.js";
 import { writePackedBytes } from "../write-packed.js";
 import type { IteratorOptions, ReadOptions } from "../types.js";
-import type { Args, BrowserStats, Op, Result, WireRange } from "./protocol.js";
+import type { Args, BrowserStats, Op, RequestMessage, Result, WireRange } from "./protocol.js";
 
 const bytes = keyCodec("binary");
+
+/** Requests that {@link Executor.writeMerged} may apply together. */
+export const MERGEABLE: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write"]);
 
 /** A transaction, and the first failure of a write into it (its commit then fails with that). */
 interface OpenTransaction {
@@ -65,6 +69,51 @@ export class Executor {
     this.#db = db;
     this.#services = services;
     this.#stores.set(0, db);
+  }
+
+  /**
+   * Carries out a run of writes (`put`, `delete`, `write`; see {@link MERGEABLE}) as one atomic
+   * batch: one log record, one file write, instead of one each. Each request's own effect
+   * stays atomic. Returns `false`, having written nothing, if the batch failed: the caller then
+   * runs them one by one, so that each gets its own outcome.
+   */
+  writeMerged(requests: readonly RequestMessage[]): boolean {
+    try {
+      writePackedBytes(this.#db.db, ...Executor.#merge(requests));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The packed operations of a run of writes, and whether any asked for `sync`. */
+  static #merge(requests: readonly RequestMessage[]): [Uint8Array, boolean] {
+    const ops = new PackedOps();
+    const parts: Uint8Array[] = [];
+    let sync = false;
+    for (const [, op, args] of requests) {
+      if (op === "put") {
+        const [ks, key, value, s] = args as Args<"put">;
+        ops.add(OP_PUT, ks, key, value);
+        sync ||= s;
+      } else if (op === "delete") {
+        const [ks, key, s] = args as Args<"delete">;
+        ops.add(OP_DELETE, ks, key);
+        sync ||= s;
+      } else {
+        const [packed, s] = args as Args<"write">;
+        parts.push(packed);
+        sync ||= s;
+      }
+    }
+    parts.push(ops.bytes());
+    const merged = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      merged.set(part, at);
+      at += part.length;
+    }
+    return [merged, sync];
   }
 
   /** Carries out request `op` for `client`; throws (or rejects) with the request's error. */

@@ -10,7 +10,7 @@ import { debugPanic } from "../core.js";
 import { onPanic, wasm } from "../engine.js";
 import { ShaleError } from "../errors.js";
 import { openDatabaseSync, type Environment, type SyncDatabaseImpl } from "../sync-database.js";
-import { ClientResources, Executor } from "./executor.js";
+import { ClientResources, Executor, MERGEABLE } from "./executor.js";
 import { JobQueue } from "./job-queue.js";
 import { acquireLock, whenReleased, type Release } from "./locks.js";
 import { OpfsPool, opfsPoolDirectory } from "./opfs-pool.js";
@@ -296,7 +296,24 @@ export class Owner {
   ): Promise<void> {
     const replies: Reply[] = [];
     let wrote = false;
-    for (const [id, op, args] of requests) {
+    for (let i = 0; i < requests.length; i++) {
+      // Writes that arrived together are written together (a group commit).
+      let end = i;
+      while (end < requests.length && MERGEABLE.has((requests[end] as RequestMessage)[1])) {
+        end++;
+      }
+      if (end - i >= 2 && !this.#closed) {
+        const run = requests.slice(i, end);
+        if (this.#pool.freeSlots >= SLOTS_LOW && this.#executor.writeMerged(run)) {
+          for (const [id] of run) {
+            replies.push([id, true, undefined]);
+          }
+          wrote = true;
+          i = end - 1;
+          continue;
+        }
+      }
+      const [id, op, args] = requests[i] as RequestMessage;
       try {
         const need = this.#slotsNeeded(op, args);
         if (!this.#closed && this.#pool.freeSlots < need) {
