@@ -88,9 +88,13 @@ export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEnco
  * unchanged (a `LOCK` file is skipped), then the database is opened once to check it; if that
  * fails nothing is left behind.
  *
- * @throws {ShaleError} `ALREADY_EXISTS` if the database exists (unless `overwrite: true`, which
- *   replaces it); `LOCKED` if it is open; `INVALID_ARGUMENT` for an archive that is not a tar of
- *   one database directory; `CORRUPTION` and the other errors of opening it.
+ * With `overwrite: true` an existing database is replaced, once the archive has been checked (in
+ * a scratch directory): a bad archive leaves it as it was. Only a failure of the storage (or the
+ * browser going down) during the replacement itself can leave it incomplete.
+ *
+ * @throws {ShaleError} `ALREADY_EXISTS` if the database exists (unless `overwrite: true`);
+ *   `LOCKED` if it is open; `INVALID_ARGUMENT` for an archive that is not a tar of one database
+ *   directory; `CORRUPTION` and the other errors of opening it.
  */
 export async function importDatabase(
   name: string,
@@ -107,6 +111,13 @@ export async function importDatabase(
   } else {
     throw invalidArgument("the archive must be a Blob, an ArrayBuffer or a Uint8Array");
   }
+  // Checked here first (the worker checks again, holding the lock) so that an import into an
+  // open database fails at once, without starting a worker.
+  const probe = await acquireLock(lockNames.database(name), { ifAvailable: true });
+  if (probe === undefined) {
+    throw new ShaleError("LOCKED", `shaledb: database "${name}" is open in this or another tab; close it first`);
+  }
+  probe();
   const worker = spawnWorker();
   try {
     const done = new Promise<FromWorker>((resolve, reject) => {

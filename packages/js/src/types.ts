@@ -247,9 +247,23 @@ export interface Store<K, V> {
 /** A named keyspace, the Promise API. */
 export interface Keyspace<K, V> extends Store<K, V>, KeyspaceRef<K, V> {}
 
-/** An atomic batch, the Promise API. */
-export interface Batch<K, V> extends Omit<SyncBatch<K, V>, "write"> {
+/**
+ * An atomic batch, the Promise API. (Spelled out rather than derived from {@link SyncBatch} with
+ * `Omit`: a mapped type turns the chained methods' `this` into `SyncBatch`, whose `write`
+ * returns `void`.)
+ */
+export interface Batch<K, V> {
+  put(key: K, value: V): this;
+  put<K2, V2>(key: K2, value: V2, keyspace: KeyspaceRef<K2, V2>): this;
+  delete(key: K): this;
+  delete<K2, V2>(key: K2, keyspace: KeyspaceRef<K2, V2>): this;
+  deleteRange(range: { gte: K; lt: K }): this;
+  deleteRange<K2, V2>(range: { gte: K2; lt: K2 }, keyspace: KeyspaceRef<K2, V2>): this;
+  /** Operations queued. */
+  readonly length: number;
+  /** Applies the batch atomically and empties it. */
   write(options?: WriteOptions): Promise<void>;
+  clear(): void;
 }
 
 /** An optimistic transaction, the Promise API (see {@link SyncTransaction}). */

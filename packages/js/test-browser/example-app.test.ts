@@ -19,6 +19,7 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -34,6 +35,8 @@ import { PACKAGE_ROOT } from "./fixtures/static-server.js";
 const run = promisify(execFile);
 const REPO = resolve(PACKAGE_ROOT, "..", "..");
 const EXAMPLE = join(REPO, "examples", "browser");
+/** The temporary directory of this file's tests (set by beforeAll). */
+let tmp = "";
 
 /** The environment of child processes: none of vitest's (NODE_ENV=test would change `vite build`). */
 function childEnv(): NodeJS.ProcessEnv {
@@ -66,6 +69,15 @@ async function installLikeAUser(tmp: string): Promise<string> {
   return app;
 }
 
+/** `<tmp>/damaged.tar`: a database directory whose CURRENT names a manifest that is not there. */
+async function damagedArchive(): Promise<string> {
+  const dir = join(tmp, "damaged");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "CURRENT"), "MANIFEST-000099\n");
+  await run("tar", ["-cf", join(tmp, "damaged.tar"), "-C", dir, "CURRENT"]);
+  return join(tmp, "damaged.tar");
+}
+
 /**
  * Watches a tab (and its workers, whose requests Playwright reports on the page): page errors,
  * failed requests and HTTP errors go to `problems`, the path of every file loaded to `loaded`.
@@ -84,6 +96,9 @@ function watch(page: Page, problems: string[], loaded: Set<string>): void {
     else loaded.add(new URL(response.url()).pathname);
   });
 }
+
+/** Polls `read` until the expectation holds (each step of the app takes a while on a busy machine). */
+const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 50 });
 
 const titles = (page: Page) => page.locator("#notes h3").allTextContents();
 
@@ -114,7 +129,7 @@ async function addNote(page: Page, title: string, body: string): Promise<void> {
 
 async function search(page: Page, query: string, expected: string[]): Promise<void> {
   await page.fill("#search", query);
-  await expect.poll(() => titles(page)).toEqual(expected);
+  await eventually(() => titles(page)).toEqual(expected);
 }
 
 /** The whole tour of the app on `origin`, in a fresh tab (and a second one). */
@@ -130,7 +145,8 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await addNote(page, "Shopping list", "milk, bread");
   await addNote(page, "Reading list", "DDIA, chapter 3");
   await addNote(page, "Shop opening hours", "9 to 18");
-  expect(await titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]); // newest first
+  // Newest first.
+  expect(await titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]);
 
   // Prefix search over the title index: sorted by title, case-insensitive.
   await search(page, "sho", ["Shop opening hours", "Shopping list"]);
@@ -140,7 +156,7 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
 
   // Delete removes the note and its index entry (one batch).
   await page.locator("#notes li", { hasText: "Reading list" }).getByRole("button", { name: "Delete" }).click();
-  await expect.poll(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  await eventually(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   await search(page, "read", []);
   await search(page, "", ["Shop opening hours", "Shopping list"]);
 
@@ -165,17 +181,22 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await ready(second, problems);
   expect(await titles(second)).toEqual(["Shop opening hours", "Shopping list"]);
   await addNote(second, "Added in tab 2", "");
-  await expect.poll(() => titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
+  await eventually(() => titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
 
   // Restoring the backup needs the database to itself: LOCKED while the second tab is open...
   await page.setInputFiles("#import", archive);
-  await expect.poll(() => noError(page)).toMatch(/^LOCKED: /);
+  await eventually(() => noError(page)).toMatch(/^LOCKED: /);
   expect(await titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
   // ...and it works once that tab is closed.
   await second.close();
   await page.setInputFiles("#import", archive);
-  await expect.poll(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  await eventually(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   expect(await noError(page)).toBe("");
+
+  // A damaged backup (its CURRENT names a missing manifest) is refused, and the notes stay.
+  await page.setInputFiles("#import", await damagedArchive());
+  await eventually(() => noError(page)).toMatch(/^CORRUPTION: /);
+  expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
 
   await page.reload();
   await ready(page, problems);
@@ -183,9 +204,6 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await page.close();
   expect(problems).toEqual([]);
 }
-
-/** The temporary directory of this file's tests. */
-let tmp = "";
 
 describe("examples/browser, installed from npm pack", () => {
   let app = "";
@@ -219,6 +237,7 @@ describe("examples/browser, installed from npm pack", () => {
       // worker and the WebAssembly module were still found (in the package's own folder).
       expect(existsSync(join(app, "node_modules", ".vite", "deps", "shaledb.js"))).toBe(true);
       expect(loaded).toContain("/node_modules/.vite/deps/shaledb.js");
+      expect(loaded).not.toContain("/node_modules/shaledb/dist/browser.js");
       expect(loaded).toContain("/node_modules/shaledb/dist/browser/worker.js");
       expect(loaded).toContain("/node_modules/shaledb/wasm/shaledb_wasm_bg.wasm");
     } finally {

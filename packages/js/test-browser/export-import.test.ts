@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { openSync, type Batch, type Store } from "shaledb";
 
 import { SLOT_HEADER_SIZE, decodeSlotHeader } from "../src/browser/slot-header.js";
+import { TarWriter } from "../src/browser/tar.js";
 import { dataset, expected, type Op } from "../test/fixtures/dataset.js";
 import { BUILD_TIMEOUT_MS, buildNative, run, tempDir } from "../test/fixtures/processes.js";
 import { Session } from "./fixtures/session.js";
@@ -198,6 +199,23 @@ it("a database written natively imports into the browser and reads back whole", 
   const read = await readInPage("imported");
   expect(read.default).toEqual(printable(want.default.entries));
   expect(read.events).toEqual(printable(want.events.entries));
+
+  // Regression: a bad archive with { overwrite: true } deleted the database it was to replace
+  // before finding out the archive was bad. Now the database stays as it was.
+  const badArchive = new TarWriter("db", 0);
+  badArchive.addFile("CURRENT", Buffer.from("MANIFEST-000099\n")); // names a manifest it lacks
+  const bad = Buffer.from(await badArchive.finish().arrayBuffer()).toString("base64");
+  const kept = await page.evaluate(async (b) => {
+    const db = await shaledb.open("precious");
+    await db.put("k", "v");
+    await db.close();
+    const failed = await outcome(shaledb.importDatabase("precious", fromBase64(b), { overwrite: true }));
+    const reopened = await shaledb.open("precious", { createIfMissing: false });
+    const value = await reopened.get("k");
+    await reopened.close();
+    return { failed: failed?.code, value, scratch: (await shaledb.listDatabases()).filter((n) => n.startsWith(".")) };
+  }, bad);
+  expect(kept).toEqual({ failed: "CORRUPTION", value: "v", scratch: [] });
 
   // { overwrite: true } replaces it.
   await page.evaluate(async (t) => {

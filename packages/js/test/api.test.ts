@@ -590,6 +590,17 @@ describe("atomic batches", () => {
     db.close();
   });
 
+  // Regression: the Promise API's Batch type derived its chained methods from SyncBatch, so
+  // `db.batch().put(k, v).write()` was typed `void` (the type check of this file caught it).
+  it("a chained batch of the Promise API returns a promise from write, typed as one", async () => {
+    const db = await open(freshPath("batch-promise"));
+    const written: Promise<void> = db.batch().put("a", "1").delete("b").put("c", "3").write();
+    expect(written).toBeInstanceOf(Promise);
+    await written;
+    expect(await db.get("c")).toBe("3");
+    await db.close();
+  });
+
   it("a range delete after a put in the same batch deletes it", () => {
     const db = openSync(freshPath("batch-order"));
     db.batch().put("m", "1").deleteRange({ gte: "a", lt: "z" }).write();

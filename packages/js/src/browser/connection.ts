@@ -35,6 +35,8 @@ import { fromWire } from "./wire-error.js";
 
 /** How long a page waits for the owner of a database to answer before `open` fails. */
 const WELCOME_TIMEOUT_MS = 10_000;
+/** How long `close()` waits for the worker to close (after a panic it may not answer). */
+const CLOSE_TIMEOUT_MS = 10_000;
 /** How often a page repeats its hello while no owner has answered. */
 const HELLO_INTERVAL_MS = 250;
 
@@ -475,16 +477,17 @@ export class Connection {
       });
     }
     this.#onDrained = undefined;
+    this.#leaveRemote();
     try {
-      if (this.#local && this.#failure === undefined) {
-        const closed = new Promise<void>((resolve) => {
-          this.#workerClosed = resolve;
-        });
-        this.#worker.postMessage({ type: "close" });
-        await closed;
-      }
+      // The worker closes the database if it owns it (or is taking it over), and lets go of its
+      // lock, before `close()` resolves: the database is then free for an import, say.
+      const closed = new Promise<void>((resolve) => {
+        this.#workerClosed = resolve;
+        setTimeout(resolve, CLOSE_TIMEOUT_MS);
+      });
+      this.#worker.postMessage({ type: "close" });
+      await closed;
     } finally {
-      this.#leaveRemote();
       this.#worker.terminate();
     }
   }

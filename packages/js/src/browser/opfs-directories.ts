@@ -102,6 +102,21 @@ export async function databaseDirectory(
   }
 }
 
+/**
+ * A new scratch directory under `shaledb/` (where an import checks an archive before it
+ * replaces a database), and its entry name. Scratch names start with `.`, which no encoded
+ * database name does, so they are never taken for databases.
+ */
+export async function scratchDirectory(): Promise<{ entry: string; dir: FileSystemDirectoryHandle }> {
+  const root = (await rootDirectory(true)) as FileSystemDirectoryHandle;
+  const entry = `.scratch-${crypto.randomUUID()}`;
+  try {
+    return { entry, dir: await root.getDirectoryHandle(entry, { create: true }) };
+  } catch (error) {
+    throw opfsError("cannot create a scratch directory", error);
+  }
+}
+
 /** The names of the databases of this origin (directories under `shaledb/`), sorted. */
 export async function databaseNames(): Promise<string[]> {
   const root = await rootDirectory(false);
@@ -110,7 +125,7 @@ export async function databaseNames(): Promise<string[]> {
   }
   const names: string[] = [];
   for await (const [entry, handle] of root.entries()) {
-    if (handle.kind === "directory") {
+    if (handle.kind === "directory" && !entry.startsWith(".")) {
       try {
         names.push(decodeDatabaseName(entry));
       } catch {
@@ -122,22 +137,31 @@ export async function databaseNames(): Promise<string[]> {
 }
 
 /** Removes the directory of database `name` and everything in it; a missing one is fine. */
-export async function removeDatabaseDirectory(name: string): Promise<void> {
+export function removeDatabaseDirectory(name: string): Promise<void> {
+  return removeEntry(encodeDatabaseName(name), `database "${name}"`);
+}
+
+/** Removes scratch directory `entry` (from {@link scratchDirectory}); a missing one is fine. */
+export function removeScratchDirectory(entry: string): Promise<void> {
+  return removeEntry(entry, "a scratch directory");
+}
+
+async function removeEntry(entry: string, what: string): Promise<void> {
   const root = await rootDirectory(false);
   if (root === undefined) {
     return;
   }
-  // A worker that just let go of the database may close its handles a moment later.
+  // A worker that just let go of the files may close its handles a moment later.
   for (let attempt = 0; ; attempt++) {
     try {
-      await root.removeEntry(encodeDatabaseName(name), { recursive: true });
+      await root.removeEntry(entry, { recursive: true });
       return;
     } catch (error) {
       if (isNotFound(error)) {
         return;
       }
       if (attempt >= 20 || !(error instanceof DOMException && error.name === "NoModificationAllowedError")) {
-        throw opfsError(`cannot remove database "${name}"`, error);
+        throw opfsError(`cannot remove ${what}`, error);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

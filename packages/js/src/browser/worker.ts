@@ -24,6 +24,11 @@ const scope = globalThis as unknown as WorkerScope;
 const WASM_URL = new URL("../../wasm/shaledb_wasm_bg.wasm", import.meta.url);
 
 let owner: Owner | undefined;
+/** While another tab owns the database: aborts this worker's wait for its lock. */
+let waiting: AbortController | undefined;
+/** A takeover under way (the lock is ours, the database opening). */
+let takingOver: Promise<unknown> | undefined;
+let closing = false;
 
 function post(message: FromWorker, transfer: Transferable[] = []): void {
   try {
@@ -73,14 +78,21 @@ async function open(request: OpenRequest): Promise<void> {
   }
   // Another tab owns the database and serves this page; take over when it goes.
   post({ type: "opened", owner: undefined, created: false });
+  waiting = new AbortController();
   try {
-    const release = await acquireLock(lock);
-    if (release !== undefined) {
-      const taken = await own(request, true, release);
-      post({ type: "owner", owner: taken.owner.id });
+    const release = await acquireLock(lock, { signal: waiting.signal });
+    waiting = undefined;
+    if (release === undefined || closing) {
+      release?.();
+      return;
     }
+    takingOver = own(request, true, release);
+    const taken = (await takingOver) as Awaited<ReturnType<typeof own>>;
+    post({ type: "owner", owner: taken.owner.id });
   } catch (error) {
-    post({ type: "failed", error: toWire(error) });
+    if (!closing) {
+      post({ type: "failed", error: toWire(error) });
+    }
   }
 }
 
@@ -93,7 +105,19 @@ function serve(requests: RequestMessage[]): void {
   owner.serveLocal(requests, (replies, transfer) => post({ type: "replies", replies }, transfer));
 }
 
+/**
+ * Closes the database if this worker owns it, or stops waiting to own it; finishes a takeover
+ * under way first. Answers `closed` once the lock is let go, so that a page whose `close()` has
+ * resolved finds the database free.
+ */
 async function close(): Promise<void> {
+  closing = true;
+  waiting?.abort();
+  try {
+    await takingOver;
+  } catch {
+    // The takeover failed: there is nothing to close.
+  }
   try {
     await owner?.close();
   } finally {

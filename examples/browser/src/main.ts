@@ -1,0 +1,189 @@
+// The page: a form, a list, search, storage figures, backup and restore. The database calls are
+// in notes.ts; this file wires them to the DOM and shows errors.
+import { ShaleError } from "shaledb";
+
+import { NotesStore, type StoredNote } from "./notes.ts";
+
+/** How many notes the list shows. */
+const LIMIT = 100;
+
+const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
+const status = $("#status");
+const errorBox = $("#error");
+const addForm = $<HTMLFormElement>("#add-form");
+const titleInput = $<HTMLInputElement>("#title");
+const bodyInput = $<HTMLTextAreaElement>("#body");
+const searchInput = $<HTMLInputElement>("#search");
+const summary = $("#summary");
+const list = $<HTMLUListElement>("#notes");
+const statsList = $("#stats");
+const exportButton = $<HTMLButtonElement>("#export");
+const importInput = $<HTMLInputElement>("#import");
+
+/**
+ * What to tell the user about an error. Every error of ShaleDB is a `ShaleError` whose `code` is
+ * stable (its message may change between versions).
+ */
+function describeError(error: unknown): string {
+  if (!(error instanceof ShaleError)) {
+    return String(error);
+  }
+  const advice: Partial<Record<ShaleError["code"], string>> = {
+    QUOTA: "The browser's storage for this site is full: delete some notes, or free disk space.",
+    LOCKED: "The notes are open in another tab: close the other tabs of this page, then try again.",
+    CLOSED: "The database was closed: reload the page.",
+    INVALID_ARGUMENT: "Not accepted (not a backup file, or a note too large).",
+    CORRUPTION: "Damaged data (a bad backup file, or damaged storage).",
+    IO: "The browser's storage failed, or lacks what ShaleDB needs (OPFS in workers, https or localhost).",
+  };
+  return `${error.code}: ${advice[error.code] ?? "the operation failed."}\n${error.message}`;
+}
+
+function showError(error: unknown): void {
+  console.warn(error);
+  errorBox.textContent = describeError(error);
+  errorBox.hidden = false;
+}
+
+/** Runs one user action: clears the last error, shows the next one. */
+async function run(action: () => Promise<void>): Promise<void> {
+  errorBox.hidden = true;
+  try {
+    await action();
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** One `<li>` per note. textContent, never innerHTML: titles and bodies are user input. */
+function noteItem(note: StoredNote, onDelete: () => void): HTMLLIElement {
+  const item = document.createElement("li");
+  const title = document.createElement("h3");
+  title.textContent = note.title;
+  const time = document.createElement("time");
+  time.dateTime = note.created;
+  time.textContent = new Date(note.created).toLocaleString();
+  const body = document.createElement("p");
+  body.textContent = note.body;
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.textContent = "Delete";
+  remove.addEventListener("click", onDelete);
+  item.append(title, time, body, remove);
+  return item;
+}
+
+function setStats(entries: [string, string][]): void {
+  statsList.replaceChildren(
+    ...entries.flatMap(([label, value]) => {
+      const dt = document.createElement("dt");
+      dt.textContent = label;
+      const dd = document.createElement("dd");
+      dd.textContent = value;
+      return [dt, dd];
+    }),
+  );
+}
+
+async function main(): Promise<void> {
+  let notes: NotesStore;
+  try {
+    notes = await NotesStore.open();
+  } catch (error) {
+    status.textContent = "The database could not be opened.";
+    showError(error);
+    return;
+  }
+
+  // Other tabs of this page show the same database: tell them to redraw after a change. (ShaleDB
+  // does not send change events itself; a BroadcastChannel of the app's own does it.)
+  const changes = new BroadcastChannel("notes-changed");
+  changes.onmessage = () => void run(refresh);
+  const changed = () => changes.postMessage(null);
+
+  // Typing in the search box starts a refresh per key; only the latest one may draw.
+  let generation = 0;
+
+  /** Redraws the list (newest first, or the search results) and the storage figures. */
+  async function refresh(): Promise<void> {
+    const mine = ++generation;
+    const query = searchInput.value.trim();
+    const [shown, count, stats] = await Promise.all([
+      query === "" ? notes.newest(LIMIT) : notes.searchByTitle(query, LIMIT),
+      notes.count(),
+      notes.stats(),
+    ]);
+    if (mine !== generation) return;
+
+    list.replaceChildren(...shown.map((note) => noteItem(note, () => void run(() => remove(note)))));
+    const notesText = (n: number) => `${n} note${n === 1 ? "" : "s"}`;
+    summary.textContent =
+      query !== ""
+        ? `${notesText(shown.length)} with a title starting with “${query}”`
+        : count > shown.length
+          ? `${notesText(count)}, the ${shown.length} newest shown`
+          : notesText(count);
+    setStats([
+      ["Notes", String(count)],
+      // Entries count every version and deletion marker until compaction drops the old ones.
+      ["Entries", String(stats.entries)],
+      ["Tables per level", stats.levels.map((level) => level.files).join(" · ") || "none yet"],
+      ["Persistent storage", stats.persisted ? "yes" : "no: the browser may evict it when short of space"],
+      ["OPFS files", `${stats.slots.used} used, ${stats.slots.free} free`],
+    ]);
+  }
+
+  async function remove(note: StoredNote): Promise<void> {
+    await notes.remove(note.key);
+    changed();
+    await refresh();
+  }
+
+  addForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void run(async () => {
+      await notes.add(titleInput.value.trim(), bodyInput.value);
+      addForm.reset();
+      titleInput.focus();
+      changed();
+      await refresh();
+    });
+  });
+
+  searchInput.addEventListener("input", () => void run(refresh));
+
+  exportButton.addEventListener("click", () =>
+    void run(async () => {
+      const archive = await notes.export(); // a Blob: a plain tar of the database's files
+      const url = URL.createObjectURL(archive);
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = `notes-${new Date().toISOString().slice(0, 10)}.tar`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    }),
+  );
+
+  importInput.addEventListener("change", () => {
+    const file = importInput.files?.[0];
+    importInput.value = ""; // so that choosing the same file again fires "change" again
+    if (file === undefined) return;
+    void run(async () => {
+      if (!confirm(`Replace all notes with those in ${file.name}?`)) return;
+      try {
+        await notes.importArchive(file);
+      } finally {
+        await refresh(); // the old notes if the import failed, the restored ones if not
+      }
+      changed();
+    });
+  });
+
+  await run(refresh);
+  for (const control of [$<HTMLButtonElement>("#add"), exportButton, importInput]) {
+    control.disabled = false;
+  }
+  status.textContent = "Ready: the notes are stored in this browser.";
+}
+
+void main();

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# `npm run example:browser`: installs what is missing (scripts/setup.sh), builds the WebAssembly
+# module and the `shaledb` package, then starts the Vite dev server of examples/browser (an
+# offline notes app) and prints its URL; Ctrl+C stops it. Arguments go to Vite:
+# `npm run example:browser -- --port 8080` listens on port 8080 instead of 5173.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+bash scripts/setup.sh
+section "build the WebAssembly module (scripts/build-wasm.sh)"
+bash scripts/build-wasm.sh
+section "build the shaledb package (npm run build -w shaledb)"
+npm run --silent build -w shaledb
+section "vite examples/browser${*:+ $*} (the notes app; Ctrl+C stops it)"
+exec npm run --silent dev -w examples/browser -- "$@"
