@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the browser suite ("browser") in one run: ShaleDB's browser entry beside raw IndexedDB
+# (default and relaxed durability), idb-keyval and SQLite Wasm on opfs-sahpool, in headless
+# Debian Chromium driven by playwright-core (bench/browser), appending JSON lines to
+# bench/results/browser.jsonl, then renders bench/results/REPORT.md.
+#
+#   bash bench/run-browser.sh                                   # everything (~4 minutes on 2 cores)
+#   bash bench/run-browser.sh get/random scan                   # cases whose name contains a filter
+#   bash bench/run-browser.sh --engines=shaledb,sqlite-wasm     # some engines only
+#   bash bench/run-browser.sh --sizes=100B
+#   BROWSER_BENCH_N=20000 bash bench/run-browser.sh             # smaller databases
+#
+# Other settings (environment): see bench/browser/README.md. The peers, Vite and playwright-core
+# install from npm into bench/browser/node_modules only (npm ci there), never into the root
+# workspace. Needs Debian's chromium (/usr/bin/chromium, or SHALEDB_CHROMIUM).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
+export SHALEDB_BENCH_RESULTS="${SHALEDB_BENCH_RESULTS:-$PWD/bench/results}"
+
+args=()
+for a in "$@"; do
+  case "$a" in
+    --engines=* | --sizes=*) args+=("$a") ;;
+    --*) echo "unknown option $a" >&2; exit 2 ;;
+    *) args+=("$a") ;;
+  esac
+done
+
+chromium="${SHALEDB_CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+  echo "error: $chromium is missing: apt-get install chromium (Debian), or set SHALEDB_CHROMIUM" >&2
+  exit 2
+fi
+
+# ShaleDB's npm package: the wasm module and the TypeScript build (bench/browser links to it).
+bash scripts/setup.sh
+bash scripts/build-wasm.sh
+npm run build -w shaledb
+
+# The peers, Vite and playwright-core, into bench/browser/node_modules.
+if [ ! -f bench/browser/node_modules/.package-lock.json ] ||
+  [ bench/browser/package-lock.json -nt bench/browser/node_modules/.package-lock.json ]; then
+  (cd bench/browser && npm ci --no-audit --no-fund)
+fi
+
+# The bench page, as a production bundle (bench/browser/dist).
+(cd bench/browser && ./node_modules/.bin/vite build)
+
+status=0
+node bench/browser/main.mjs "${args[@]}" || status=$?
+node bench/report.mjs
+exit "$status"
