@@ -60,6 +60,21 @@ describe("reads and writes", () => {
     expect(result).toEqual({ doc: { n: 1, list: [true, null, "é😀"] }, length: 100_000, first: 7, isBytes: true });
   });
 
+  it("takes binary keys, values and bounds that are views into larger buffers", async () => {
+    const result = await page.evaluate(async () => {
+      const db = await shaledb.open("views", { keyEncoding: "binary", valueEncoding: "binary" });
+      const big = new Uint8Array(1 << 20).map((_, i) => i & 255);
+      await db.put(big.subarray(10, 14), big.subarray(100, 104));
+      const out = {
+        value: Array.from((await db.get(big.subarray(10, 14))) ?? []),
+        keys: (await db.keys({ gte: big.subarray(10, 12) }).all()).map((k) => Array.from(k)),
+      };
+      await db.close();
+      return out;
+    });
+    expect(result).toEqual({ value: [100, 101, 102, 103], keys: [[10, 11, 12, 13]] });
+  });
+
   it("writes a chained batch and an array batch atomically, across keyspaces", async () => {
     const result = await page.evaluate(async () => {
       const db = await shaledb.open("batches");

@@ -15,6 +15,7 @@
  */
 import { ShaleError, closedError } from "../errors.js";
 import { acquireLock, type Release } from "./locks.js";
+import { databaseDirectory } from "./opfs-directories.js";
 import {
   PROTOCOL_VERSION,
   channelNames,
@@ -138,10 +139,20 @@ export class Connection {
   /** Starts a worker for `request` and connects to whoever owns the database. */
   static async open(request: OpenRequest): Promise<Connection> {
     const worker = spawnWorker();
+    const answer = firstMessage(worker);
+    // While the worker starts, the page looks the database's directory up (OPFS lookups take a
+    // few milliseconds each) and hands it over with the request.
+    const directory = await databaseDirectory(request.name, request.options.createIfMissing !== false).catch(
+      () => undefined,
+    );
     let first: FromWorker;
     try {
-      worker.postMessage(request);
-      first = await firstMessage(worker);
+      try {
+        worker.postMessage(directory === undefined ? request : { ...request, directory });
+      } catch {
+        worker.postMessage(request); // a browser that cannot post directory handles
+      }
+      first = await answer;
     } catch (error) {
       worker.terminate();
       throw error;

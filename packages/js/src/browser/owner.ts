@@ -38,31 +38,71 @@ import {
 import { TarWriter } from "./tar.js";
 import { toWire } from "./wire-error.js";
 
-/** Fewer free slots than this before a request: grow the pool first. */
+/**
+ * Free slots (pool files ready to hold a new engine file). A write may create a few files (a new
+ * log, a table, a manifest): with fewer than `SLOTS_LOW` free before one, the pool grows first;
+ * below `SLOTS_GROW_BELOW` it grows in the background, to `SLOTS_TARGET`. Reads create no files
+ * and never wait. A close keeps `SLOTS_KEPT`, what the next open needs (a new manifest, its
+ * `CURRENT`, a new log, a table of the log it replays): each free slot costs an open a file
+ * handle to open, its main cost. The pool grows a moment after the open.
+ */
 const SLOTS_LOW = 8;
-/** Free slots an open waits for (more are made in the background, after the open). */
-const SLOTS_AT_OPEN = 4;
-/** How many free slots growing aims for. */
-const SLOTS_TARGET = 24;
-/** Free slots kept when the database closes (each costs the next open a file handle). */
-const SLOTS_KEPT_AT_CLOSE = 4;
+const SLOTS_GROW_BELOW = 10;
+const SLOTS_TARGET = 14;
+const SLOTS_KEPT = 4;
+const GROW_AFTER_OPEN_MS = 100;
+/** Requests that may create files (a write may start a new log and flush inline). */
+const CREATES_FILES: ReadonlySet<Op> = new Set<Op>([
+  "put",
+  "delete",
+  "write",
+  "txCommit",
+  "flush",
+  "compact",
+  "maintain",
+  "keyspace",
+]);
 /** A maintenance budget above this may rewrite the whole tree: reserve a slot per file first. */
 const LARGE_BUDGET = 64 << 20;
 /** Bytes of table output per maintenance step, and how long one turn of steps may run. */
 const STEP_BUDGET = 512 << 10;
 const TURN_MS = 4;
 /**
- * After this long without requests, a memtable of at least `IDLE_SEAL_BYTES` is sealed and
- * flushed in idle time, and close flushes one: the log the next open replays stays short (a
- * tab is often closed without `close()`, and reopened on the next visit).
+ * After this long without requests, a maintenance turn runs, and a memtable of at least
+ * `IDLE_SEAL_BYTES` is sealed and flushed in idle time (close flushes one too): the log the next
+ * open replays stays short (a tab is often closed without `close()`, and reopened next visit).
  */
 const IDLE_SEAL_MS = 1000;
 const IDLE_SEAL_BYTES = 256 << 10;
 /** How long to keep trying to open the slot files a previous owner may still be closing. */
 const POOL_OPEN_PATIENCE_MS = 5000;
 
-/** Requests after which flush and compaction may have work to do. */
-const WRITES: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write", "txCommit"]);
+/**
+ * Bytes a request writes, roughly (a commit's are unknown: counted as `MAINTENANCE_EVERY`);
+ * flush and compaction may have work only after writes.
+ */
+function bytesWritten(request: RequestMessage): number {
+  switch (request[1]) {
+    case "put": {
+      const [, key, value] = request[2] as Args<"put">;
+      return key.length + value.length;
+    }
+    case "delete":
+      return (request[2] as Args<"delete">)[1].length;
+    case "write":
+      return (request[2] as Args<"write">)[0].length;
+    case "txCommit":
+      return MAINTENANCE_EVERY;
+    default:
+      return 0;
+  }
+}
+
+/**
+ * A maintenance turn is scheduled after this many bytes of writes (not after every write: a
+ * turn that finds nothing to do still costs a timer and a call), and once requests pause.
+ */
+const MAINTENANCE_EVERY = 64 << 10;
 
 /** Sends replies to the owner's own page (transferring the buffers listed). */
 export type PostToPage = (replies: Reply[], transfer: Transferable[]) => void;
@@ -79,7 +119,7 @@ async function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
   const deadline = Date.now() + POOL_OPEN_PATIENCE_MS;
   for (;;) {
     try {
-      return await OpfsPool.open(opfsPoolDirectory(dir), { minFree: SLOTS_AT_OPEN });
+      return await OpfsPool.open(opfsPoolDirectory(dir), { minFree: SLOTS_KEPT });
     } catch (error) {
       const busy =
         error instanceof DOMException &&
@@ -99,10 +139,17 @@ async function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
   }
 }
 
-/** The Uint8Arrays of a result that own their whole buffer (fresh copies: safe to transfer). */
+/** Below this size a buffer is copied rather than transferred (cheaper, for small ones). */
+const TRANSFER_FROM = 16 << 10;
+
+/** The large Uint8Arrays of a result that own their whole buffer (fresh copies: safe to move). */
 function transferables(result: unknown, into: Transferable[]): void {
   if (result instanceof Uint8Array) {
-    if (result.byteOffset === 0 && result.byteLength === result.buffer.byteLength) {
+    if (
+      result.byteLength >= TRANSFER_FROM &&
+      result.byteOffset === 0 &&
+      result.byteLength === result.buffer.byteLength
+    ) {
       into.push(result.buffer as ArrayBuffer);
     }
   } else if (Array.isArray(result)) {
@@ -129,10 +176,13 @@ export class Owner {
   readonly #unsubscribePanic: () => void;
   #closed = false;
   #maintenanceScheduled = false;
-  #growing = false;
+  /** The background growth of the pool under way. */
+  #growing: Promise<void> | undefined;
   /** When the last request was served (`performance.now()`), and whether an idle check is due. */
   #lastRequest = 0;
   #idleCheck: ReturnType<typeof setTimeout> | undefined;
+  /** Bytes written since the last maintenance turn was scheduled. */
+  #unmaintained = 0;
 
   private constructor(
     request: OpenRequest,
@@ -164,9 +214,10 @@ export class Owner {
     announcements.postMessage({ type: "owner", owner: this.id } satisfies OwnerAnnouncement);
     announcements.close();
     // Work left by an earlier session (immutable memtables recovered, a deep L0) starts now, and
-    // the pool grows to its working size once the page has its answer.
+    // the pool grows to its working size a moment after the page has its answer (a write that
+    // comes first makes it grow at once).
     this.#scheduleMaintenance();
-    this.#growLater();
+    setTimeout(() => void this.#growLater(), GROW_AFTER_OPEN_MS);
   }
 
   /**
@@ -188,8 +239,7 @@ export class Owner {
       (error: unknown) => error,
     );
     try {
-      const dir = await databaseDirectory(request.name, takeover || request.options.createIfMissing !== false);
-      pool = await openPool(dir);
+      pool = await Owner.#openPool(request, takeover);
       const created = !pool.exists("CURRENT");
       const failure = await loaded;
       if (failure !== undefined) {
@@ -212,6 +262,25 @@ export class Owner {
       release();
       throw error;
     }
+  }
+
+  /**
+   * Opens the slot pool of the database's directory: the one the page looked up, unless it has
+   * gone since (the database deleted before this worker had its lock), else looked up now.
+   */
+  static async #openPool(request: OpenRequest, takeover: boolean): Promise<OpfsPool> {
+    if (request.directory !== undefined) {
+      try {
+        return await openPool(request.directory);
+      } catch (error) {
+        const cause = (error as { cause?: unknown }).cause;
+        if (!(cause instanceof DOMException && cause.name === "NotFoundError")) {
+          throw error;
+        }
+      }
+    }
+    const create = takeover || request.options.createIfMissing !== false;
+    return openPool(await databaseDirectory(request.name, create));
   }
 
   /** Serves requests of the owner's own page; `post` sends the replies back. */
@@ -257,7 +326,7 @@ export class Owner {
         // A poisoned database closes as it is: reopening replays its log.
       }
       try {
-        await this.#pool.trim(SLOTS_KEPT_AT_CLOSE);
+        await this.#pool.trim(SLOTS_KEPT);
       } catch {
         // Extra free slots only cost the next open a little time.
       }
@@ -281,12 +350,13 @@ export class Owner {
     }
   }
 
+  /** Free slots request `op` needs before it runs. */
   #slotsNeeded<O extends Op>(op: O, args: Args<O>): number {
     if (op === "compact" || (op === "maintain" && (args[0] as number) > LARGE_BUDGET)) {
       // A compaction of everything writes up to one new table per table before freeing any.
       return this.#pool.usedSlots + SLOTS_LOW;
     }
-    return SLOTS_LOW;
+    return CREATES_FILES.has(op) ? SLOTS_LOW : 0;
   }
 
   async #process(
@@ -295,7 +365,7 @@ export class Owner {
     reply: (replies: Reply[]) => void,
   ): Promise<void> {
     const replies: Reply[] = [];
-    let wrote = false;
+    let written = 0;
     for (let i = 0; i < requests.length; i++) {
       // Writes that arrived together are written together (a group commit).
       let end = i;
@@ -305,10 +375,10 @@ export class Owner {
       if (end - i >= 2 && !this.#closed) {
         const run = requests.slice(i, end);
         if (this.#pool.freeSlots >= SLOTS_LOW && this.#executor.writeMerged(run)) {
-          for (const [id] of run) {
-            replies.push([id, true, undefined]);
+          for (const request of run) {
+            replies.push([request[0], true, undefined]);
+            written += bytesWritten(request);
           }
-          wrote = true;
           i = end - 1;
           continue;
         }
@@ -324,18 +394,21 @@ export class Owner {
           result = await result;
         }
         replies.push([id, true, result]);
-        wrote ||= WRITES.has(op);
+        written += bytesWritten([id, op, args] as RequestMessage);
       } catch (error) {
         replies.push([id, false, toWire(error)]);
       }
     }
     reply(replies);
     this.#lastRequest = performance.now();
-    if (wrote) {
-      this.#scheduleMaintenance();
+    if (written > 0) {
+      this.#unmaintained += written;
+      if (this.#unmaintained >= MAINTENANCE_EVERY) {
+        this.#scheduleMaintenance();
+      }
       this.#idleCheck ??= setTimeout(() => this.#whenIdle(), IDLE_SEAL_MS);
     }
-    this.#growLater();
+    void this.#growLater();
   }
 
   /** Seals a big memtable once requests have paused for `IDLE_SEAL_MS`. */
@@ -347,11 +420,13 @@ export class Owner {
     }
     this.#idleCheck = undefined;
     this.#queue.push(() => {
-      if (this.#closed || !this.#autoMaintenance || this.#db.stats().memtableBytes < IDLE_SEAL_BYTES) {
+      if (this.#closed || !this.#autoMaintenance) {
         return;
       }
-      const db = this.#db.db;
-      db.call(() => wasm.dbSealMemtable(db.id));
+      if (this.#db.stats().memtableBytes >= IDLE_SEAL_BYTES) {
+        const db = this.#db.db;
+        db.call(() => wasm.dbSealMemtable(db.id));
+      }
       this.#scheduleMaintenance();
     });
   }
@@ -360,17 +435,17 @@ export class Owner {
    * Tops the pool up in the background if it is getting low. Outside the job queue: requests
    * go on meanwhile (the pool adds the new slots atomically once they are open).
    */
-  #growLater(): void {
-    if (this.#closed || this.#growing || this.#pool.freeSlots >= SLOTS_TARGET / 2) {
-      return;
+  #growLater(): Promise<void> {
+    if (this.#closed || this.#pool.freeSlots >= SLOTS_GROW_BELOW) {
+      return Promise.resolve();
     }
-    this.#growing = true;
-    this.#pool
+    this.#growing ??= this.#pool
       .reserve(SLOTS_TARGET)
       .catch(() => undefined) // Out of quota: the request that needs a slot reports it.
       .finally(() => {
-        this.#growing = false;
+        this.#growing = undefined;
       });
+    return this.#growing;
   }
 
   #scheduleMaintenance(): void {
@@ -378,6 +453,7 @@ export class Owner {
       return;
     }
     this.#maintenanceScheduled = true;
+    this.#unmaintained = 0;
     setTimeout(() => this.#queue.push(() => this.#maintenanceTurn()), 0);
   }
 
@@ -387,7 +463,14 @@ export class Owner {
     const deadline = performance.now() + TURN_MS;
     while (!this.#closed) {
       if (this.#pool.freeSlots < SLOTS_LOW) {
-        await this.#pool.reserve(SLOTS_TARGET);
+        // A step may create files: grow first, in the background, and come back (requests
+        // meanwhile do not wait for it).
+        void this.#growLater().then(() => {
+          if (this.#pool.freeSlots >= SLOTS_LOW) {
+            this.#scheduleMaintenance(); // (not if the pool could not grow: out of quota)
+          }
+        });
+        return;
       }
       // A failed step poisoned the database (the next write reports it) or panicked the
       // instance (every request reports it): either way, nothing more to do here.
@@ -528,7 +611,7 @@ export class Owner {
       const target = pool;
       const db = this.#db.db;
       db.call(() => wasm.dbCheckpoint(db.id, target));
-      await pool.trim(SLOTS_KEPT_AT_CLOSE);
+      await pool.trim(SLOTS_KEPT);
     } catch (error) {
       pool?.releaseAll();
       pool = undefined;

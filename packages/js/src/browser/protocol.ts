@@ -103,6 +103,11 @@ export interface OpenRequest {
   options: Omit<OpenOptions, "keyEncoding" | "valueEncoding">;
   /** Refuse to share: `LOCKED` if another tab has the database, and serve no other tab. */
   exclusive: boolean;
+  /**
+   * The database's OPFS directory, looked up by the page while the worker starts (a head start
+   * for the open); absent where the page could not (then the worker looks it up itself).
+   */
+  directory?: FileSystemDirectoryHandle;
 }
 
 /** What `importDatabase` asks of a worker it starts for the job. */

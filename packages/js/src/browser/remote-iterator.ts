@@ -11,6 +11,7 @@ import type { AsyncEntryIterator, IteratorOptions } from "../types.js";
 import type { Connection } from "./connection.js";
 import type { WireRange } from "./protocol.js";
 import { forgetTracking, snapshotTarget, track, untrack } from "./remote-resources.js";
+import { ownBytes } from "./own-bytes.js";
 
 /** Entries of the first batch (a small one: many iterations stop early) and of later ones. */
 const FIRST_BATCH = 100;
@@ -27,7 +28,7 @@ export function wireRange(
   for (const bound of ["gt", "gte", "lt", "lte", "prefix"] as const) {
     const value = o[bound];
     if (value !== undefined) {
-      range[bound] = keys.encode(value, `options.${bound}`);
+      range[bound] = ownBytes(keys.encode(value, `options.${bound}`));
     }
   }
   range.reverse = checkReverse(o.reverse);

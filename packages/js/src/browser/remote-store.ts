@@ -31,6 +31,7 @@ import type {
   WriteOptions,
 } from "../types.js";
 import type { Connection } from "./connection.js";
+import { ownBytes } from "./own-bytes.js";
 import type { BrowserStats } from "./protocol.js";
 import { wireRange, RemoteIterator } from "./remote-iterator.js";
 import { RemoteSnapshot, RemoteTransaction, snapshotTarget, storeOf } from "./remote-resources.js";
@@ -56,11 +57,11 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   ) {}
 
   encodeKey(key: unknown): Uint8Array {
-    return this.keyCodec.encode(key, "key");
+    return ownBytes(this.keyCodec.encode(key, "key"));
   }
 
   encodeValue(value: unknown): Uint8Array {
-    return this.valueCodec.encode(value, "value");
+    return ownBytes(this.valueCodec.encode(value, "value"));
   }
 
   #decode(value: Uint8Array | undefined): unknown {
@@ -302,8 +303,8 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
 
   compact(range: { start?: unknown; end?: unknown } = {}): Promise<void> {
     return attempt(() => {
-      const start = range.start === undefined ? undefined : this.keyCodec.encode(range.start, "start");
-      const end = range.end === undefined ? undefined : this.keyCodec.encode(range.end, "end");
+      const start = range.start === undefined ? undefined : ownBytes(this.keyCodec.encode(range.start, "start"));
+      const end = range.end === undefined ? undefined : ownBytes(this.keyCodec.encode(range.end, "end"));
       return this.connection.request("compact", [start, end]);
     });
   }
