@@ -53,7 +53,9 @@ interface Pending {
   bound: string | undefined;
   /** The owner it was sent to; `undefined` while unsent. */
   sentTo: string | undefined;
-  resolve(served: [result: unknown, owner: string]): void;
+  /** Whether the caller wants `[result, owner]` rather than the result alone. */
+  withOwner: boolean;
+  resolve(value: unknown): void;
   reject(error: ShaleError): void;
 }
 
@@ -107,6 +109,8 @@ export class Connection {
   /** The owner serving this page now; `undefined` while looking for one. */
   #owner: string | undefined;
   readonly #pending = new Map<number, Pending>();
+  /** Ids of pending requests not sent yet. */
+  #unsent: number[] = [];
   #nextId = 1;
   #sendQueued = false;
   /** Set when the connection can no longer serve (a panic, a failed takeover, close). */
@@ -190,6 +194,15 @@ export class Connection {
    * owner that must serve it (the one holding the iterator, snapshot or transaction it uses).
    */
   requestServed<O extends Op>(op: O, args: Args<O>, bound?: string): Promise<[Result<O>, string]> {
+    return this.#request(op, args, bound, true) as Promise<[Result<O>, string]>;
+  }
+
+  /** Sends request `op`; resolves with its result. */
+  request<O extends Op>(op: O, args: Args<O>, bound?: string): Promise<Result<O>> {
+    return this.#request(op, args, bound, false) as Promise<Result<O>>;
+  }
+
+  #request(op: Op, args: unknown[], bound: string | undefined, withOwner: boolean): Promise<unknown> {
     if (this.#closing !== undefined) {
       return Promise.reject(closedError(`database "${this.name}"`));
     }
@@ -198,27 +211,16 @@ export class Connection {
     }
     if (bound !== undefined && bound !== this.#owner) {
       if (RELEASES.has(op)) {
-        return Promise.resolve([undefined as Result<O>, bound]);
+        return Promise.resolve(withOwner ? [undefined, bound] : undefined);
       }
       return Promise.reject(ownerGone(op, this.name));
     }
     return new Promise((resolve, reject) => {
-      this.#pending.set(this.#nextId++, {
-        op,
-        args,
-        bound,
-        sentTo: undefined,
-        resolve: resolve as Pending["resolve"],
-        reject,
-      });
+      const id = this.#nextId++;
+      this.#pending.set(id, { op, args, bound, sentTo: undefined, withOwner, resolve, reject });
+      this.#unsent.push(id);
       this.#queueSend();
     });
-  }
-
-  /** Sends request `op`; resolves with its result. */
-  async request<O extends Op>(op: O, args: Args<O>, bound?: string): Promise<Result<O>> {
-    const [result] = await this.requestServed(op, args, bound);
-    return result;
   }
 
   #queueSend(): void {
@@ -237,15 +239,19 @@ export class Connection {
     if (owner === undefined || this.#failure !== undefined) {
       return;
     }
+    if (this.#unsent.length === 0) {
+      return;
+    }
+    // In the order they were made (requests rerouted from a departed owner come first).
+    const ids = this.#unsent.sort((a, b) => a - b);
+    this.#unsent = [];
     const requests: RequestMessage[] = [];
-    for (const [id, pending] of this.#pending) {
-      if (pending.sentTo === undefined) {
+    for (const id of ids) {
+      const pending = this.#pending.get(id);
+      if (pending !== undefined && pending.sentTo === undefined) {
         pending.sentTo = owner;
         requests.push([id, pending.op, pending.args] as RequestMessage);
       }
-    }
-    if (requests.length === 0) {
-      return;
     }
     try {
       if (this.#local) {
@@ -276,7 +282,7 @@ export class Connection {
     }
     this.#pending.delete(id);
     if (ok) {
-      pending.resolve([value, pending.sentTo ?? ""]);
+      pending.resolve(pending.withOwner ? [value, pending.sentTo ?? ""] : value);
     } else {
       const error = fromWire(value as Parameters<typeof fromWire>[0]);
       if (error.code === "PANIC" && this.#local) {
@@ -336,6 +342,7 @@ export class Connection {
       }
       if (pending.bound === undefined && !UNKNOWN_OUTCOME.has(pending.op)) {
         pending.sentTo = undefined; // Safe to repeat: the next owner gets it.
+        this.#unsent.push(id);
       } else if (RELEASES.has(pending.op)) {
         this.#settle(id, true, undefined);
       } else {
