@@ -7,7 +7,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "results");
-const higherIsBetter = (metric) => !/(us|ms|ns)\/op|bytes|amplification/i.test(metric);
+const higherIsBetter = (metric) => !/(us|ms|ns)\/op|^(us|ms|ns)(\/|$)|bytes|amplification/i.test(metric);
 
 const suites = new Map();
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) {
@@ -88,32 +88,43 @@ for (const [suite, map] of [...suites].sort()) {
     out.push(`![${suite} ratios](${suite}.svg)`, "");
   }
 }
-// The Node.js suite (bench/node, bench/run-node.sh): one table per value size with every engine
-// side by side, ShaleDB's ratio to each (same run only), the targets, and one chart per size.
-function renderNode(map) {
+// What the Node and browser suites' renderings share: the figures of one suite (the latest of
+// each), its engines in `engineOrder` (then by name), cases ranked by `opOrder` (an op matches an
+// entry equal to it or starting with it), value sizes, and ShaleDB's ratio to a peer on one
+// figure (> 1: ShaleDB better), defined only when both come from the same run.
+function suiteView(map, engineOrder, opOrder) {
   const rows = [...map.values()];
   const hosts = [...new Set(rows.map((r) => r.host).filter(Boolean))];
   const runs = [...new Set(rows.map((r) => r.run).filter(Boolean))].sort();
-  const order = ["shaledb", "shaledb-native", "classic-level", "lmdb", "better-sqlite3"];
-  const rank = (e) => (order.includes(e) ? order.indexOf(e) : order.length);
+  const rank = (e) => (engineOrder.includes(e) ? engineOrder.indexOf(e) : engineOrder.length);
   const engines = [...new Set(rows.map((r) => r.engine))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   const peers = engines.filter((e) => e !== "shaledb");
-  const opOrder = ["put/seq", "put/random", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync"];
   const opRank = (op) => {
-    const i = opOrder.findIndex((o) => op === o || op.startsWith(`${o}-`));
+    const i = opOrder.findIndex((o) => op === o || op.startsWith(o));
     return i < 0 ? opOrder.length : i;
   };
   const sizeOf = (c) => c.slice(c.lastIndexOf("/") + 1);
   const opOf = (c) => c.slice(0, c.lastIndexOf("/"));
   const sizes = [...new Set(rows.map((r) => sizeOf(r.case)))].sort((a, b) => (a === "100B" ? -1 : b === "100B" ? 1 : a.localeCompare(b)));
   const get = (c, metric, e) => map.get(`${c}\u0000${metric}\u0000${e}`);
-  /** ShaleDB relative to engine `e` on one figure (> 1: ShaleDB better), when both come from one run. */
   const ratio = (c, metric, e) => {
     const ours = get(c, metric, "shaledb");
     const p = get(c, metric, e);
-    if (!ours || !p || ours.run !== p.run) return undefined;
+    if (!ours || !p || ours.run !== p.run || !ours.value || !p.value) return undefined;
     return higherIsBetter(metric) ? ours.value / p.value : p.value / ours.value;
   };
+  return { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio };
+}
+
+// The Node.js suite (bench/node, bench/run-node.sh): one table per value size with every engine
+// side by side, ShaleDB's ratio to each (same run only), the targets, and one chart per size.
+function renderNode(map) {
+  const opOrder = ["put/seq", "put/random", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync"];
+  const { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio } = suiteView(
+    map,
+    ["shaledb", "shaledb-native", "classic-level", "lmdb", "better-sqlite3"],
+    opOrder,
+  );
 
   out.push("## node", "",
     `Machine: ${hosts.join("; ") || "unknown"}. Runs: ${runs.join(", ") || "unknown"}.`, "",
@@ -182,32 +193,14 @@ function renderNode(map) {
 // The browser suite (bench/browser, bench/run-browser.sh): one table per value size with every
 // engine side by side, ShaleDB's ratio to each (same run only), the targets, one chart per size.
 function renderBrowser(map) {
-  const rows = [...map.values()];
-  const hosts = [...new Set(rows.map((r) => r.host).filter(Boolean))];
-  const runs = [...new Set(rows.map((r) => r.run).filter(Boolean))].sort();
-  const order = ["shaledb", "indexeddb", "indexeddb-relaxed", "idb-keyval", "sqlite-wasm", "sqlite-wasm-direct"];
-  const rank = (e) => (order.includes(e) ? order.indexOf(e) : order.length);
-  const engines = [...new Set(rows.map((r) => r.engine))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  const peers = engines.filter((e) => e !== "shaledb");
   const opOrder = ["put/single", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync", "open/"];
-  const opRank = (op) => {
-    const i = opOrder.findIndex((o) => op === o || op.startsWith(o));
-    return i < 0 ? opOrder.length : i;
-  };
+  const { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio } = suiteView(
+    map,
+    ["shaledb", "indexeddb", "indexeddb-relaxed", "idb-keyval", "sqlite-wasm", "sqlite-wasm-direct"],
+    opOrder,
+  );
   const metricOrder = ["ops/s", "entries/s", "us/op", "ms", "ms/cold", "ms/first-get"];
   const metricRank = (m) => (metricOrder.includes(m) ? metricOrder.indexOf(m) : metricOrder.length);
-  const lowerIsBetter = (metric) => /^(us|ms|ns)(\/|$)/.test(metric);
-  const sizeOf = (c) => c.slice(c.lastIndexOf("/") + 1);
-  const opOf = (c) => c.slice(0, c.lastIndexOf("/"));
-  const sizes = [...new Set(rows.map((r) => sizeOf(r.case)))].sort((a, b) => (a === "100B" ? -1 : b === "100B" ? 1 : a.localeCompare(b)));
-  const get = (c, metric, e) => map.get(`${c}\u0000${metric}\u0000${e}`);
-  /** ShaleDB relative to engine `e` on one figure (> 1: ShaleDB better), when both come from one run. */
-  const ratio = (c, metric, e) => {
-    const ours = get(c, metric, "shaledb");
-    const p = get(c, metric, e);
-    if (!ours || !p || ours.run !== p.run || !ours.value || !p.value) return undefined;
-    return lowerIsBetter(metric) ? p.value / ours.value : ours.value / p.value;
-  };
 
   out.push("## browser", "",
     `Machine: ${hosts.join("; ") || "unknown"}. Runs: ${runs.join(", ") || "unknown"}.`, "",

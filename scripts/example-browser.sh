@@ -6,10 +6,6 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-bash scripts/setup.sh
-section "build the WebAssembly module (scripts/build-wasm.sh)"
-bash scripts/build-wasm.sh
-section "build the shaledb package (npm run build -w shaledb)"
-npm run --silent build -w shaledb
+setup_and_build
 section "vite examples/browser${*:+ $*} (the notes app; Ctrl+C stops it)"
 exec npm run --silent dev -w examples/browser -- "$@"

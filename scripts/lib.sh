@@ -22,3 +22,13 @@ die() {
 now() {
   date +%s
 }
+
+# Installs what is missing (scripts/setup.sh), then builds the WebAssembly module and the
+# `shaledb` package (both quick when up to date): what the demos need before they run.
+setup_and_build() {
+  bash scripts/setup.sh
+  section "build the WebAssembly module (scripts/build-wasm.sh)"
+  bash scripts/build-wasm.sh
+  section "build the shaledb package (npm run build -w shaledb)"
+  npm run --silent build -w shaledb
+}

@@ -14,6 +14,7 @@ import { dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
+import { fsType } from "../common/fs-type.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../..");
@@ -148,23 +149,6 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-/** The file system type of the mount holding `path`, or "". */
-function fsType(path) {
-  try {
-    let best = "";
-    let type = "";
-    for (const line of readFileSync("/proc/mounts", "utf8").split("\n")) {
-      const [, mnt, t] = line.split(" ");
-      if (mnt && (path === mnt || path.startsWith(mnt.endsWith("/") ? mnt : mnt + "/")) && mnt.length > best.length) {
-        best = mnt;
-        type = t;
-      }
-    }
-    return type;
-  } catch {
-    return "";
-  }
-}
 
 /** Where the browser profile (and so OPFS and IndexedDB) lives: on disk, not a tmpfs. */
 function scratchBase() {

@@ -8,16 +8,23 @@ import { cpus, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import {
+  KEY_SIZE,
+  Rng,
+  SCAN_LEN,
+  SEED,
+  SIZES,
+  makeKeys as makeKeysIn,
+  makeValues as makeValuesIn,
+  permutation,
+} from "../common/generators.mjs";
+import { fsType } from "../common/fs-type.mjs";
+
+export { KEY_SIZE, Rng, SCAN_LEN, SEED, SIZES, permutation };
+
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(here, "../..");
 
-/** Key size in bytes. */
-export const KEY_SIZE = 16;
-/** Entries a scan reads. */
-export const SCAN_LEN = 1000;
-
-/** Value sizes by name, as in the case names. */
-export const SIZES = { "100B": 100, "1KiB": 1024 };
 /** Entries per size when neither NODE_BENCH_N nor NODE_BENCH_N_<SIZE> is set. */
 const DEFAULT_N = { "100B": 200_000, "1KiB": 100_000 };
 
@@ -78,87 +85,9 @@ export function enabled(cfg, name) {
 
 // --- Workload data --------------------------------------------------------------------------
 
-/**
- * xorshift32 (Marsaglia 13/17/5): small, fast in JS without BigInt, and trivially mirrored in
- * Rust. Deterministic per seed.
- */
-export class Rng {
-  /** @param {number} seed */
-  constructor(seed) {
-    this.x = (Math.imul(seed + 1, 0x9e3779b9) ^ 0x5bd1e995) >>> 0 || 1;
-  }
-
-  /** The next number in 0..2^32. */
-  next() {
-    let x = this.x;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.x = x >>> 0;
-    return this.x;
-  }
-
-  /** A number in 0..n. */
-  below(n) {
-    return this.next() % n;
-  }
-}
-
-/** 0..n in a random order (Fisher-Yates), deterministic per seed. */
-export function permutation(n, seed) {
-  const p = new Uint32Array(n);
-  for (let i = 0; i < n; i++) p[i] = i;
-  const rng = new Rng(seed);
-  for (let i = n - 1; i > 0; i--) {
-    const j = rng.below(i + 1);
-    const t = p[i];
-    p[i] = p[j];
-    p[j] = t;
-  }
-  return p;
-}
-
-/**
- * The 16-byte keys of entries 0..n: eight zero bytes, then the entry number as a big-endian
- * u64, so key order is number order. One buffer, one view per key (made before timing).
- * @returns {Buffer[]}
- */
-export function makeKeys(n) {
-  const all = Buffer.alloc(n * KEY_SIZE);
-  const keys = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const off = i * KEY_SIZE;
-    all.writeUInt32BE(Math.floor(i / 2 ** 32), off + 8);
-    all.writeUInt32BE(i >>> 0, off + 12);
-    keys[i] = all.subarray(off, off + KEY_SIZE);
-  }
-  return keys;
-}
-
-/**
- * Values as db_bench makes them: a pool of about 1 MiB where every 100-byte stretch is 50
- * random bytes written twice (so values compress to about half), cut into consecutive windows
- * of `len` bytes. The j-th put of a case writes window j mod (number of windows).
- * @returns {Buffer[]}
- */
-export function makeValues(len, seed = 7) {
-  const rng = new Rng(seed);
-  const stretches = Math.ceil((1 << 20) / 100);
-  const pool = Buffer.alloc(stretches * 100);
-  for (let s = 0; s < stretches; s++) {
-    for (let b = 0; b < 50; b++) {
-      const byte = rng.next() >>> 24;
-      pool[s * 100 + b] = byte;
-      pool[s * 100 + 50 + b] = byte;
-    }
-  }
-  const windows = [];
-  for (let pos = 0; pos + len <= pool.length; pos += len) windows.push(pool.subarray(pos, pos + len));
-  return windows;
-}
-
-/** Seeds of the generators (the same in the native program). */
-export const SEED = { order: 1, gets: 2, scans: 3, values: 7 };
+/** Node's keys and values are Buffers (some engines' binary APIs want them). */
+export const makeKeys = (n) => makeKeysIn(n, (size) => Buffer.alloc(size));
+export const makeValues = (len, seed = SEED.values) => makeValuesIn(len, seed, (size) => Buffer.alloc(size));
 
 // --- Output ---------------------------------------------------------------------------------
 
@@ -199,23 +128,6 @@ export function emit(caseName, engine, metric, value) {
 
 // --- Scratch directories --------------------------------------------------------------------
 
-/** The mount's file system type for `path` (longest mount point that contains it), or "". */
-function fsType(path) {
-  try {
-    let best = "";
-    let type = "";
-    for (const line of readFileSync("/proc/mounts", "utf8").split("\n")) {
-      const [, mnt, fstype] = line.split(" ");
-      if (mnt && (path === mnt || path.startsWith(mnt.endsWith("/") ? mnt : mnt + "/")) && mnt.length > best.length) {
-        best = mnt;
-        type = fstype;
-      }
-    }
-    return type;
-  } catch {
-    return "";
-  }
-}
 
 /**
  * Where the databases live: $SHALEDB_BENCH_DIR, else the system temp directory unless it is a

@@ -4,7 +4,6 @@
  * @module
  */
 import type { DatabaseHandle } from "./database-handle.js";
-import { invalidArgument } from "./errors.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "./packed-ops.js";
 import { writePacked } from "./write-packed.js";
 import { storeOf, type StoreImpl } from "./store.js";
@@ -52,25 +51,4 @@ export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
   clear(): void {
     this.#ops.clear();
   }
-}
-
-/** Packs an array batch (`db.batch([...])`) of the default store. */
-export function packOperations(
-  store: StoreImpl,
-  operations: readonly { type: string; key: unknown; value?: unknown }[],
-): PackedOps {
-  const ops = new PackedOps();
-  if (!Array.isArray(operations)) {
-    throw invalidArgument("batch operations must be an array");
-  }
-  for (const op of operations) {
-    if (op?.type === "put") {
-      ops.add(OP_PUT, store.keyspaceId, store.encodeKey(op.key), store.encodeValue(op.value));
-    } else if (op?.type === "delete") {
-      ops.add(OP_DELETE, store.keyspaceId, store.encodeKey(op.key));
-    } else {
-      throw invalidArgument(`a batch operation's type must be "put" or "delete"`);
-    }
-  }
-  return ops;
 }

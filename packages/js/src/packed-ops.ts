@@ -67,3 +67,31 @@ export function syncOption(options: WriteOptions | undefined): boolean {
   }
   return sync === true;
 }
+
+/** What packing needs of a keyspace: its number and its codecs. */
+export interface PackingStore {
+  readonly keyspaceId: number;
+  encodeKey(key: unknown): Uint8Array;
+  encodeValue(value: unknown): Uint8Array;
+}
+
+/** Packs an array batch (`db.batch([...])`) of `store`; a bad operation is `INVALID_ARGUMENT`. */
+export function packOperations(
+  store: PackingStore,
+  operations: readonly { type: string; key: unknown; value?: unknown }[],
+): PackedOps {
+  const ops = new PackedOps();
+  if (!Array.isArray(operations)) {
+    throw invalidArgument("batch operations must be an array");
+  }
+  for (const op of operations) {
+    if (op?.type === "put") {
+      ops.add(OP_PUT, store.keyspaceId, store.encodeKey(op.key), store.encodeValue(op.value));
+    } else if (op?.type === "delete") {
+      ops.add(OP_DELETE, store.keyspaceId, store.encodeKey(op.key));
+    } else {
+      throw invalidArgument(`a batch operation's type must be "put" or "delete"`);
+    }
+  }
+  return ops;
+}

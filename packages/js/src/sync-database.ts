@@ -3,13 +3,14 @@
  *
  * @module
  */
-import { SyncBatchImpl, packOperations } from "./batch.js";
+import { SyncBatchImpl } from "./batch.js";
 import { keyCodec, valueCodec, describe } from "./codec.js";
 import { DatabaseHandle } from "./database-handle.js";
 import { call, ensureLoadedSync, wasm } from "./engine.js";
 import { ShaleError, invalidArgument } from "./errors.js";
 import { checkKeyspaceName } from "./keyspace-name.js";
 import { checkOpenOptions } from "./open-options.js";
+import { packOperations } from "./packed-ops.js";
 import { writePacked } from "./write-packed.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";

@@ -10,7 +10,7 @@ import { describe, keyCodec, valueCodec } from "../codec.js";
 import { closedError, invalidArgument } from "../errors.js";
 import type { IterationMode } from "../entry-batch.js";
 import { checkKeyspaceName } from "../keyspace-name.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, syncOption } from "../packed-ops.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, packOperations, syncOption } from "../packed-ops.js";
 import { runTransaction } from "../transact.js";
 import type {
   AsyncEntryIterator,
@@ -259,20 +259,11 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
       return new RemoteBatch(this);
     }
     return attempt(() => {
-      if (!Array.isArray(operations)) {
-        throw invalidArgument("batch operations must be an array");
+      const packed = packOperations(this, operations);
+      if (packed.count === 0) {
+        return Promise.resolve();
       }
-      const batch = new RemoteBatch(this);
-      for (const op of operations) {
-        if (op?.type === "put") {
-          batch.put(op.key, op.value);
-        } else if (op?.type === "delete") {
-          batch.delete(op.key);
-        } else {
-          throw invalidArgument(`a batch operation's type must be "put" or "delete"`);
-        }
-      }
-      return batch.write(options);
+      return this.connection.request("write", [packed.bytes().slice(), syncOption(options)]);
     });
   }
 
