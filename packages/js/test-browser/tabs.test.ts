@@ -180,6 +180,35 @@ describe("two tabs", () => {
     await other.close();
   });
 
+  it("a panic in the owning tab's worker fails that request with PANIC; another tab takes over", async () => {
+    const [owner, other] = [await session.page(), await session.page()];
+    await openIn(owner, "panicking-owner");
+    await owner.evaluate(async () => {
+      await ((globalThis as { db?: Db }).db as Db).put("kept", "yes");
+    });
+    await openIn(other, "panicking-owner");
+    const result = await other.evaluate(async () => {
+      const db = (globalThis as { db?: Db }).db as Db;
+      const panic = await outcome((db as unknown as { debugPanic(m: string): Promise<void> }).debugPanic("boom"));
+      // Not repeated on the next owner: this tab's worker takes over and serves it.
+      await db.put("after", "takeover");
+      return { panic: panic?.code, kept: await db.get("kept"), after: await db.get("after") };
+    });
+    expect(result).toEqual({ panic: "PANIC", kept: "yes", after: "takeover" });
+    const ownerSide = await owner.evaluate(async () => {
+      const db = (globalThis as { db?: Db }).db as Db;
+      const dead = await outcome(db.get("kept"));
+      await db.close();
+      const again = await shaledb.open("panicking-owner"); // served by the other tab now
+      const after = await again.get("after");
+      await again.close();
+      return { dead: dead?.code, after };
+    });
+    expect(ownerSide).toEqual({ dead: "PANIC", after: "takeover" });
+    await owner.close();
+    await other.close();
+  });
+
   it("exclusive access: LOCKED for the second opener, in either order", async () => {
     const [a, b] = [await session.page(), await session.page()];
     await openIn(a, "exclusive", { exclusive: true });

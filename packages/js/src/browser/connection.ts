@@ -118,6 +118,8 @@ export class Connection {
   #closing: Promise<void> | undefined;
   #onDrained: (() => void) | undefined;
   #workerClosed: (() => void) | undefined;
+  /** Whether the worker died (an uncaught error): it will not answer a close. */
+  #workerDead = false;
   // While another tab owns the database:
   #channels: { requests: BroadcastChannel; replies: BroadcastChannel; announcements: BroadcastChannel } | undefined;
   #releaseClientLock: Release | undefined;
@@ -136,6 +138,7 @@ export class Connection {
     worker.onmessage = (event: MessageEvent<FromWorker>) => this.#fromWorker(event.data);
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
+      this.#workerDead = true;
       this.#fail(new ShaleError("IO", `shaledb: the ShaleDB worker failed: ${event.message}`));
     };
   }
@@ -375,6 +378,14 @@ export class Connection {
     if (release === undefined) {
       throw new ShaleError("IO", "shaledb: could not take this page's client lock");
     }
+    if (this.#local || this.#failure !== undefined) {
+      // Meanwhile this page's worker took the database over (or failed): no one to join.
+      release();
+      if (this.#failure !== undefined) {
+        throw this.#failure;
+      }
+      return;
+    }
     this.#releaseClientLock = release;
     const channels = {
       requests: new BroadcastChannel(channelNames.requests(this.name)),
@@ -496,16 +507,20 @@ export class Connection {
     }
     this.#onDrained = undefined;
     this.#leaveRemote();
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       // The worker closes the database if it owns it (or is taking it over), and lets go of its
       // lock, before `close()` resolves: the database is then free for an import, say.
-      const closed = new Promise<void>((resolve) => {
-        this.#workerClosed = resolve;
-        setTimeout(resolve, CLOSE_TIMEOUT_MS);
-      });
-      this.#worker.postMessage({ type: "close" });
-      await closed;
+      if (!this.#workerDead) {
+        const closed = new Promise<void>((resolve) => {
+          this.#workerClosed = resolve;
+          timer = setTimeout(resolve, CLOSE_TIMEOUT_MS);
+        });
+        this.#worker.postMessage({ type: "close" });
+        await closed;
+      }
     } finally {
+      clearTimeout(timer);
       this.#worker.terminate();
     }
   }

@@ -499,8 +499,15 @@ export class Owner {
         const client = this.#clients.get(message.client) ?? this.#register(message.client);
         this.#queue.push(() =>
           this.#process(client.resources, message.requests, (replies) => {
+            const answer: FromOwner = { type: "replies", owner: this.id, replies };
             if (this.#clients.get(message.client) === client) {
-              client.channel.postMessage({ type: "replies", owner: this.id, replies } satisfies FromOwner);
+              client.channel.postMessage(answer);
+            } else {
+              // Forgotten meanwhile (a panic stops serving): it still gets these answers, so that
+              // a request that panicked is not repeated on the next owner.
+              const channel = new BroadcastChannel(channelNames.replies(message.client));
+              channel.postMessage(answer);
+              channel.close();
             }
           }),
         );
