@@ -6,6 +6,7 @@
  * @module
  */
 import type { SyncDatabaseImpl } from "./sync-database.js";
+import { settle } from "./settle.js";
 import { runTransaction } from "./transact.js";
 import type { StoreImpl } from "./store.js";
 import type {
@@ -31,14 +32,6 @@ import type {
   WriteOptions,
 } from "./types.js";
 
-/** Runs `fn` and returns its result (or error) as a settled promise. */
-function settle<T>(fn: () => T): Promise<T> {
-  try {
-    return Promise.resolve(fn());
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
-}
 
 class AsyncIterator<T> implements AsyncEntryIterator<T> {
   constructor(readonly inner: SyncEntryIterator<T>) {}

@@ -12,9 +12,9 @@ import { loadWasm } from "./init-async.js";
 import { Connection } from "./browser/connection.js";
 import { acquireLock } from "./browser/locks.js";
 import { checkDatabaseName, databaseNames, removeDatabaseDirectory } from "./browser/opfs-directories.js";
-import { lockNames, type FromWorker, type ImportRequest } from "./browser/protocol.js";
+import { lockNames, type ImportRequest } from "./browser/protocol.js";
 import { RemoteDatabase, type BrowserDatabase } from "./browser/remote-store.js";
-import { spawnWorker } from "./browser/spawn-worker.js";
+import { firstMessage, spawnWorker } from "./browser/spawn-worker.js";
 import { fromWire } from "./browser/wire-error.js";
 import type { KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "./types.js";
 
@@ -120,13 +120,7 @@ export async function importDatabase(
   probe();
   const worker = spawnWorker();
   try {
-    const done = new Promise<FromWorker>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<FromWorker>) => resolve(event.data);
-      worker.onerror = (event: ErrorEvent) => {
-        event.preventDefault();
-        reject(new ShaleError("IO", `shaledb: the ShaleDB worker failed: ${event.message}`));
-      };
-    });
+    const done = firstMessage(worker);
     worker.postMessage({ type: "import", name, archive: blob, overwrite } satisfies ImportRequest);
     const reply = await done;
     if (reply.type === "failed") {

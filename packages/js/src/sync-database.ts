@@ -8,7 +8,7 @@ import { keyCodec, valueCodec, describe } from "./codec.js";
 import { DatabaseHandle } from "./database-handle.js";
 import { call, ensureLoadedSync, wasm } from "./engine.js";
 import { ShaleError, invalidArgument } from "./errors.js";
-import { checkKeyspaceName } from "./keyspace-name.js";
+import { keyspaceCodecs } from "./keyspace-args.js";
 import { checkOpenOptions } from "./open-options.js";
 import { packOperations } from "./packed-ops.js";
 import { writePacked } from "./write-packed.js";
@@ -118,11 +118,9 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
 
   keyspace<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
     name: string,
-    options: EncodingOptions<KE, VE> = {},
+    options?: EncodingOptions<KE, VE>,
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>> {
-    checkKeyspaceName(name);
-    const keys = keyCodec(options.keyEncoding);
-    const values = valueCodec(options.valueEncoding);
+    const { keys, values } = keyspaceCodecs(name, options);
     const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name));
     return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<
       KeyOf<KE>,

@@ -277,6 +277,9 @@ describe("bad options", () => {
     expect(db.keyspace("n".repeat(255)).count()).toBe(0);
     expectCode(() => db.keyspace("x", bad<object>({ keyEncoding: "hex" })), "INVALID_ARGUMENT");
     expectCode(() => db.keyspace("x", bad<object>({ valueEncoding: "yaml" })), "INVALID_ARGUMENT");
+    // Regression: options that are not an object (null) threw a TypeError, not a ShaleError.
+    expectCode(() => db.keyspace("x", bad<object>(null)), "INVALID_ARGUMENT");
+    expectCode(() => db.keyspace("x", bad<object>("binary")), "INVALID_ARGUMENT");
     for (const limit of ["5", 1.5, NaN]) {
       expectCode(() => db.iterator({ limit: bad<number>(limit) }), "INVALID_ARGUMENT");
       expectCode(() => db.count({ limit: bad<number>(limit) }), "INVALID_ARGUMENT");

@@ -31,7 +31,7 @@ import {
   type Result,
   type ToOwner,
 } from "./protocol.js";
-import { spawnWorker } from "./spawn-worker.js";
+import { firstMessage, spawnWorker } from "./spawn-worker.js";
 import { fromWire } from "./wire-error.js";
 
 /** How long a page waits for the owner of a database to answer before `open` fails. */
@@ -80,22 +80,6 @@ function ownerGone(op: Op, name: string): ShaleError {
   );
 }
 
-/** Waits for the first message of `worker` (or its failure to start). */
-function firstMessage(worker: Worker): Promise<FromWorker> {
-  return new Promise((resolve, reject) => {
-    worker.onmessage = (event: MessageEvent<FromWorker>) => resolve(event.data);
-    worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault();
-      reject(
-        new ShaleError(
-          "IO",
-          `shaledb: the ShaleDB worker failed to start (${event.message || "it could not be loaded"}); ` +
-            "if a bundler moved the package's files, check that worker.js and shaledb_wasm_bg.wasm are served",
-        ),
-      );
-    };
-  });
-}
 
 export class Connection {
   /** Identifies this page's connection to other tabs. */

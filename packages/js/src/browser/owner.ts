@@ -394,7 +394,7 @@ export class Owner {
           result = await result;
         }
         replies.push([id, true, result]);
-        written += bytesWritten([id, op, args] as RequestMessage);
+        written += bytesWritten(requests[i] as RequestMessage);
       } catch (error) {
         replies.push([id, false, toWire(error)]);
       }

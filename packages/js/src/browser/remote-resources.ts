@@ -7,6 +7,7 @@
  */
 import { closedError, invalidArgument } from "../errors.js";
 import { syncOption } from "../packed-ops.js";
+import { settle } from "../settle.js";
 import type { KeyspaceRef, Snapshot, Transaction, WriteOptions } from "../types.js";
 import type { Connection } from "./connection.js";
 import type { RemoteStore } from "./remote-store.js";
@@ -132,15 +133,13 @@ export class RemoteTransaction implements Transaction<unknown, unknown> {
   }
 
   get(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): Promise<unknown> {
-    try {
+    return settle(() => {
       const s = this.#target(keyspace);
       const k = s.encodeKey(key);
       return s.connection
         .request("txGet", [this.id, s.keyspaceId, k], this.owner)
         .then((v) => (v === undefined ? undefined : s.valueCodec.decode(v)));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    });
   }
 
   /** Queues the write on the owner; a failure there makes the commit fail with it. */
@@ -156,16 +155,14 @@ export class RemoteTransaction implements Transaction<unknown, unknown> {
   }
 
   commit(options?: WriteOptions): Promise<void> {
-    try {
+    return settle(() => {
       this.#target(undefined);
       // Checked before anything ends: a bad option leaves the transaction usable.
       const sync = syncOption(options);
       this.#ended = true;
       forgotten.unregister(this);
       return this.store.connection.request("txCommit", [this.id, sync], this.owner);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    });
   }
 
   rollback(): Promise<void> {

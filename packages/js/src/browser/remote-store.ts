@@ -6,11 +6,12 @@
  * @module
  */
 import type { Codec } from "../codec.js";
-import { describe, keyCodec, valueCodec } from "../codec.js";
+import { describe } from "../codec.js";
 import { closedError, invalidArgument } from "../errors.js";
 import type { IterationMode } from "../entry-batch.js";
-import { checkKeyspaceName } from "../keyspace-name.js";
+import { keyspaceCodecs } from "../keyspace-args.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, packOperations, syncOption } from "../packed-ops.js";
+import { settle } from "../settle.js";
 import { runTransaction } from "../transact.js";
 import type {
   AsyncEntryIterator,
@@ -36,14 +37,6 @@ import type { BrowserStats } from "./protocol.js";
 import { wireRange, RemoteIterator } from "./remote-iterator.js";
 import { RemoteSnapshot, RemoteTransaction, snapshotTarget, storeOf } from "./remote-resources.js";
 
-/** Runs `fn`, turning what it throws into a rejected promise. */
-function attempt<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return fn();
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
-}
 
 /** One keyspace (the database itself is the default one's store). */
 export class RemoteStore implements Keyspace<unknown, unknown> {
@@ -69,7 +62,7 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   }
 
   get(key: unknown, options?: ReadOptions): Promise<unknown> {
-    return attempt(() => {
+    return settle(() => {
       const k = this.encodeKey(key);
       const [snapshot, owner] = snapshotTarget(this.connection, options?.snapshot);
       return this.connection
@@ -79,7 +72,7 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   }
 
   getMany(keys: readonly unknown[], options?: ReadOptions): Promise<unknown[]> {
-    return attempt(() => {
+    return settle(() => {
       if (!Array.isArray(keys)) {
         throw invalidArgument("getMany needs an array of keys");
       }
@@ -92,7 +85,7 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   }
 
   has(key: unknown, options?: ReadOptions): Promise<boolean> {
-    return attempt(() => {
+    return settle(() => {
       const k = this.encodeKey(key);
       const [snapshot, owner] = snapshotTarget(this.connection, options?.snapshot);
       return this.connection.request("has", [this.keyspaceId, k, snapshot], owner);
@@ -100,7 +93,7 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   }
 
   put(key: unknown, value: unknown, options?: WriteOptions): Promise<void> {
-    return attempt(() => {
+    return settle(() => {
       const args: [number, Uint8Array, Uint8Array, boolean] = [
         this.keyspaceId,
         this.encodeKey(key),
@@ -112,13 +105,13 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   }
 
   delete(key: unknown, options?: WriteOptions): Promise<void> {
-    return attempt(() =>
+    return settle(() =>
       this.connection.request("delete", [this.keyspaceId, this.encodeKey(key), syncOption(options)]),
     );
   }
 
   deleteRange(range: { gte: unknown; lt: unknown }, options?: WriteOptions): Promise<void> {
-    return attempt(() => {
+    return settle(() => {
       if (typeof range !== "object" || range === null) {
         throw invalidArgument("deleteRange needs { gte, lt }");
       }
@@ -150,7 +143,7 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   }
 
   count(options?: IteratorOptions<unknown>): Promise<number> {
-    return attempt(() => {
+    return settle(() => {
       const { range, owner } = wireRange(this.connection, options, this.keyCodec);
       if (range.limit === 0) {
         return Promise.resolve(0);
@@ -188,7 +181,7 @@ class RemoteBatch implements Batch<unknown, unknown> {
   }
 
   write(options?: WriteOptions): Promise<void> {
-    return attempt(() => {
+    return settle(() => {
       const sync = syncOption(options);
       if (this.#ops.count === 0) {
         return this.store.connection.closed
@@ -229,15 +222,10 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
 
   keyspace<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
     name: string,
-    options: EncodingOptions<KE, VE> = {},
+    options?: EncodingOptions<KE, VE>,
   ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>> {
-    return attempt(async () => {
-      checkKeyspaceName(name);
-      if (typeof options !== "object" || options === null) {
-        throw invalidArgument(`keyspace options must be an object, got ${describe(options)}`);
-      }
-      const keys = keyCodec(options.keyEncoding);
-      const values = valueCodec(options.valueEncoding);
+    return settle(async () => {
+      const { keys, values } = keyspaceCodecs(name, options);
       const id = await this.connection.request("keyspace", [name]);
       return new RemoteStore(this.connection, id, name, keys, values) as unknown as Keyspace<
         KeyOf<KE>,
@@ -258,7 +246,7 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
       }
       return new RemoteBatch(this);
     }
-    return attempt(() => {
+    return settle(() => {
       const packed = packOperations(this, operations);
       if (packed.count === 0) {
         return Promise.resolve();
@@ -268,14 +256,14 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
   }
 
   snapshot(): Promise<Snapshot> {
-    return attempt(async () => {
+    return settle(async () => {
       const [id, owner] = await this.connection.requestServed("snapshotOpen", []);
       return new RemoteSnapshot(this.connection, id, owner);
     });
   }
 
   transaction(): Promise<Transaction<unknown, unknown>> {
-    return attempt(async () => {
+    return settle(async () => {
       const [id, owner] = await this.connection.requestServed("txOpen", []);
       return new RemoteTransaction(this, id, owner);
     });
@@ -293,7 +281,7 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
   }
 
   compact(range: { start?: unknown; end?: unknown } = {}): Promise<void> {
-    return attempt(() => {
+    return settle(() => {
       const start = range.start === undefined ? undefined : ownBytes(this.keyCodec.encode(range.start, "start"));
       const end = range.end === undefined ? undefined : ownBytes(this.keyCodec.encode(range.end, "end"));
       return this.connection.request("compact", [start, end]);
@@ -301,7 +289,7 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
   }
 
   maintain(budgetBytes = 1 << 20): Promise<boolean> {
-    return attempt(() => {
+    return settle(() => {
       if (typeof budgetBytes !== "number" || !(budgetBytes > 0)) {
         throw invalidArgument(`maintain needs a positive number of bytes, got ${describe(budgetBytes)}`);
       }
@@ -310,7 +298,7 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
   }
 
   checkpoint(destination: string): Promise<void> {
-    return attempt(() => {
+    return settle(() => {
       if (typeof destination !== "string" || destination === "") {
         throw invalidArgument("checkpoint needs the name of a new database");
       }
