@@ -90,9 +90,10 @@ for (const [suite, map] of [...suites].sort()) {
 }
 // What the Node and browser suites' renderings share: the figures of one suite (the latest of
 // each), its engines in `engineOrder` (then by name), cases ranked by `opOrder` (an op matches an
-// entry equal to it or starting with it), value sizes, and ShaleDB's ratio to a peer on one
-// figure (> 1: ShaleDB better), defined only when both come from the same run.
-function suiteView(map, engineOrder, opOrder) {
+// entry equal to it or starting with it) then by `metricOrder`, value sizes, the head of a size's
+// table, and ShaleDB's ratio to a peer on one figure (> 1: ShaleDB better), defined only when
+// both come from the same run.
+function suiteView(map, engineOrder, opOrder, metricOrder) {
   const rows = [...map.values()];
   const hosts = [...new Set(rows.map((r) => r.host).filter(Boolean))];
   const runs = [...new Set(rows.map((r) => r.run).filter(Boolean))].sort();
@@ -113,17 +114,30 @@ function suiteView(map, engineOrder, opOrder) {
     if (!ours || !p || ours.run !== p.run || !ours.value || !p.value) return undefined;
     return higherIsBetter(metric) ? ours.value / p.value : p.value / ours.value;
   };
-  return { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio };
+  const metricRank = (m) => (metricOrder.includes(m) ? metricOrder.indexOf(m) : metricOrder.length);
+  /** The `case\u0000metric` pairs of one value size, in table order. */
+  const casesOf = (size) =>
+    [...new Set(rows.filter((r) => sizeOf(r.case) === size).map((r) => `${r.case}\u0000${r.metric}`))].sort((a, b) => {
+      const [ca, ma] = a.split("\u0000");
+      const [cb, mb] = b.split("\u0000");
+      return opRank(opOf(ca)) - opRank(opOf(cb)) || opOf(ca).localeCompare(opOf(cb)) || metricRank(ma) - metricRank(mb);
+    });
+  const tableHead = [
+    `| case | metric | ${engines.join(" | ")} | ${peers.map((p) => `vs ${p}`).join(" | ")} |`,
+    `|---|---|${engines.map(() => "---:").join("|")}|${peers.map(() => "---:").join("|")}|`,
+  ];
+  return { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio, casesOf, tableHead };
 }
 
 // The Node.js suite (bench/node, bench/run-node.sh): one table per value size with every engine
 // side by side, ShaleDB's ratio to each (same run only), the targets, and one chart per size.
 function renderNode(map) {
   const opOrder = ["put/seq", "put/random", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync"];
-  const { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio } = suiteView(
+  const { hosts, runs, engines, peers, opOf, sizes, get, ratio, casesOf, tableHead } = suiteView(
     map,
     ["shaledb", "shaledb-native", "classic-level", "lmdb", "better-sqlite3"],
     opOrder,
+    ["ops/s"],
   );
 
   out.push("## node", "",
@@ -134,15 +148,8 @@ function renderNode(map) {
     "relative to X in the same run, higher is better for ShaleDB: against `shaledb-native` it is the",
     "share of native speed ShaleDB keeps through WebAssembly and the JS binding.", "");
   for (const size of sizes) {
-    const cases = [...new Set(rows.filter((r) => sizeOf(r.case) === size).map((r) => `${r.case}\u0000${r.metric}`))]
-      .sort((a, b) => {
-        const [ca, ma] = a.split("\u0000");
-        const [cb, mb] = b.split("\u0000");
-        return opRank(opOf(ca)) - opRank(opOf(cb)) || opOf(ca).localeCompare(opOf(cb)) || (ma === "ops/s" ? -1 : mb === "ops/s" ? 1 : 0);
-      });
-    out.push(`### ${size} values`, "",
-      `| case | metric | ${engines.join(" | ")} | ${peers.map((p) => `vs ${p}`).join(" | ")} |`,
-      `|---|---|${engines.map(() => "---:").join("|")}|${peers.map(() => "---:").join("|")}|`);
+    const cases = casesOf(size);
+    out.push(`### ${size} values`, "", ...tableHead);
     const bars = [];
     for (const cm of cases) {
       const [c, metric] = cm.split("\u0000");
@@ -194,13 +201,12 @@ function renderNode(map) {
 // engine side by side, ShaleDB's ratio to each (same run only), the targets, one chart per size.
 function renderBrowser(map) {
   const opOrder = ["put/single", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync", "open/"];
-  const { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio } = suiteView(
+  const { rows, hosts, runs, engines, peers, sizeOf, opOf, sizes, get, ratio, casesOf, tableHead } = suiteView(
     map,
     ["shaledb", "indexeddb", "indexeddb-relaxed", "idb-keyval", "sqlite-wasm", "sqlite-wasm-direct"],
     opOrder,
+    ["ops/s", "entries/s", "us/op", "ms", "ms/cold", "ms/first-get"],
   );
-  const metricOrder = ["ops/s", "entries/s", "us/op", "ms", "ms/cold", "ms/first-get"];
-  const metricRank = (m) => (metricOrder.includes(m) ? metricOrder.indexOf(m) : metricOrder.length);
 
   out.push("## browser", "",
     `Machine: ${hosts.join("; ") || "unknown"}. Runs: ${runs.join(", ") || "unknown"}.`, "",
@@ -215,15 +221,8 @@ function renderBrowser(map) {
     "loaded page, `ms/first-get` one get right after. \"vs X\" is ShaleDB relative to X in the same run, higher is",
     "better for ShaleDB.", "");
   for (const size of sizes) {
-    const cases = [...new Set(rows.filter((r) => sizeOf(r.case) === size).map((r) => `${r.case}\u0000${r.metric}`))]
-      .sort((a, b) => {
-        const [ca, ma] = a.split("\u0000");
-        const [cb, mb] = b.split("\u0000");
-        return opRank(opOf(ca)) - opRank(opOf(cb)) || opOf(ca).localeCompare(opOf(cb)) || metricRank(ma) - metricRank(mb);
-      });
-    out.push(`### ${size} values`, "",
-      `| case | metric | ${engines.join(" | ")} | ${peers.map((p) => `vs ${p}`).join(" | ")} |`,
-      `|---|---|${engines.map(() => "---:").join("|")}|${peers.map(() => "---:").join("|")}|`);
+    const cases = casesOf(size);
+    out.push(`### ${size} values`, "", ...tableHead);
     const bars = [];
     for (const cm of cases) {
       const [c, metric] = cm.split("\u0000");

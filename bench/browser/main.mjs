@@ -7,14 +7,14 @@
 //
 //   node main.mjs [--engines=a,b] [--sizes=100B,1KiB] [FILTER...]
 import { spawnSync } from "node:child_process";
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, appendFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { chromium } from "playwright-core";
-import { fsType } from "../common/fs-type.mjs";
+import { fsType, host } from "../common/machine.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../..");
@@ -75,17 +75,6 @@ const run = process.env.SHALEDB_BENCH_RUN || new Date().toISOString().replace(/\
 const resultsDir = process.env.SHALEDB_BENCH_RESULTS || join(repoRoot, "bench/results");
 let hostName = "";
 
-/** "<cores>x <CPU model>", as the other suites write it. */
-function cpuHost() {
-  let model = "";
-  try {
-    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"));
-    model = line ? line.split(":")[1].trim() : "";
-  } catch {
-    model = cpus()[0]?.model ?? process.arch;
-  }
-  return `${cpus().length}x ${model || process.arch}`.replace(/"/g, "'");
-}
 
 /** Prints one figure and appends it to bench/results/browser.jsonl. */
 function emit(f) {
@@ -210,7 +199,7 @@ try {
   {
     const page = await freshPage(true);
     const version = spawnSync(CHROMIUM, ["--version"], { encoding: "utf8" }).stdout?.match(/Chromium ([\d.]+)/)?.[1];
-    hostName = `${cpuHost()}, Chromium ${version ?? (await page.evaluate(() => navigator.userAgent))} headless`;
+    hostName = `${host()}, Chromium ${version ?? (await page.evaluate(() => navigator.userAgent))} headless`;
     const us = await page.evaluate(() => globalThis.bench.roundTrip(5000, 100));
     console.log(`page<->worker postMessage round trip (echo, 16 B key + 100 B value): ${us.toFixed(1)} us`);
     await page.close();

@@ -3,8 +3,8 @@
 //
 // The key, value and order generators are mirrored exactly by the native program
 // (crates/core/benches/node_workloads.rs), so both measure the same operations on the same bytes.
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -18,9 +18,9 @@ import {
   makeValues as makeValuesIn,
   permutation,
 } from "../common/generators.mjs";
-import { fsType } from "../common/fs-type.mjs";
+import { fsType, host } from "../common/machine.mjs";
 
-export { KEY_SIZE, Rng, SCAN_LEN, SEED, SIZES, permutation };
+export { KEY_SIZE, Rng, SCAN_LEN, SEED, SIZES, host, permutation };
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(here, "../..");
@@ -96,17 +96,6 @@ export function runId() {
   return process.env.SHALEDB_BENCH_RUN || new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-/** "<cores>x <CPU model>", as the Rust harness writes it. */
-export function host() {
-  let model = "";
-  try {
-    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((l) => l.startsWith("model name"));
-    model = line ? line.split(":")[1].trim() : "";
-  } catch {
-    model = cpus()[0]?.model ?? process.arch;
-  }
-  return `${cpus().length}x ${model || process.arch}`.replace(/"/g, "'");
-}
 
 const resultsDir = process.env.SHALEDB_BENCH_RESULTS || join(repoRoot, "bench/results");
 
