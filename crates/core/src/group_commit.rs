@@ -21,12 +21,11 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::batch::WriteBatch;
 use crate::sstable::MAX_SEQ;
-use crate::storage::FileHandle;
-use crate::wal::{repeat_error, WalWriter};
+use crate::wal::{repeat_error, SyncGate, WalWriter};
 use crate::{Error, Result};
 
 /// Bytes a group may hold beyond its leader's batch when the leader's is small (LevelDB's
@@ -55,6 +54,17 @@ struct Pending {
     sync: bool,
 }
 
+/// A written group waiting to become visible: once it is `ready` (written, and synced if one
+/// of its writers asked) and every earlier group is visible.
+struct Publication {
+    /// The group's writers: `(ticket, first sequence number)`.
+    members: Vec<(u64, u64)>,
+    /// The last sequence number the group used (the visible one once it is published).
+    last_seq: u64,
+    ready: bool,
+    id: u64,
+}
+
 struct State {
     queue: VecDeque<Pending>,
     /// Results for writers whose batches a leader took.
@@ -65,20 +75,9 @@ struct State {
     /// Sequence number of the next operation.
     next_seq: u64,
     poisoned: Option<Error>,
-}
-
-/// Where the WAL stands: `(log number, offset)` pairs order positions across logs (a newer log
-/// is only started once the older one is synced).
-#[derive(Default)]
-struct Durability {
-    /// End of the last group handed to the OS.
-    written: (u64, u64),
-    /// End of what a completed sync covers.
-    synced: (u64, u64),
-    /// A sync is running.
-    syncing: bool,
-    /// A sync failed: nothing after `synced` can be made durable any more.
-    failed: Option<Error>,
+    /// Written groups not yet visible, in commit order.
+    unpublished: VecDeque<Publication>,
+    next_publication: u64,
 }
 
 /// Longest a sync waits for concurrent writers to append before it starts.
@@ -94,11 +93,10 @@ impl Drop for DecrementOnDrop<'_> {
     }
 }
 
-/// A group's WAL end and file, when a writer in it asked for `sync`.
+/// A group's WAL end and the log's gate, when a writer in it asked for `sync`.
 struct SyncTarget {
-    number: u64,
     end: u64,
-    file: FileHandle,
+    gate: Arc<SyncGate>,
 }
 
 /// Serializes commits of many threads into one WAL, grouping them. `Send + Sync` natively.
@@ -110,9 +108,6 @@ pub struct GroupCommit {
     visible_seq: AtomicU64,
     /// Threads inside [`GroupCommit::commit`] right now.
     writers: AtomicUsize,
-    /// What is written and what is durable, for syncs that run outside leadership.
-    durability: Mutex<Durability>,
-    synced: Condvar,
     commits: AtomicU64,
     groups: AtomicU64,
     syncs: AtomicU64,
@@ -139,13 +134,13 @@ impl GroupCommit {
                 next_ticket: 0,
                 next_seq: last_seq + 1,
                 poisoned: None,
+                unpublished: VecDeque::new(),
+                next_publication: 0,
             }),
             wake: Condvar::new(),
             wal: Mutex::new(wal),
             visible_seq: AtomicU64::new(last_seq),
             writers: AtomicUsize::new(0),
-            durability: Mutex::default(),
-            synced: Condvar::new(),
             commits: AtomicU64::new(0),
             groups: AtomicU64::new(0),
             syncs: AtomicU64::new(0),
@@ -154,11 +149,14 @@ impl GroupCommit {
 
     /// Commits `batch`: returns its first sequence number once it is in the WAL (handed to the
     /// OS; synced too when `sync`), applied through `apply`, and visible
-    /// ([`GroupCommit::visible_seq`] covers it). If this caller leads a group, `apply` is called
-    /// for every batch of the group, in sequence order, from this thread; so every caller must
-    /// pass an equivalent callback, and `apply` must not call `commit` (it would deadlock).
+    /// ([`GroupCommit::visible_seq`] covers it). A batch becomes visible only when every earlier
+    /// one is, and a synced one only once its sync returned: a reader never sees a write that a
+    /// failed sync may still take away. If this caller leads a group, `apply` is called for
+    /// every batch of the group, in sequence order, from this thread; so every caller must pass
+    /// an equivalent callback, and `apply` must not call `commit` (it would deadlock).
     /// An empty batch is not logged; it returns the sequence number the next operation gets.
-    /// Errors: the poisoning error (module doc), for this and every later commit.
+    /// Errors: the poisoning error (module doc), for this and every later commit. A failed
+    /// commit's outcome is unknown: its batch may be in the log (and come back at reopen).
     pub fn commit(&self, batch: WriteBatch, sync: bool, apply: &mut ApplyFn<'_>) -> Result<u64> {
         self.writers.fetch_add(1, Ordering::Relaxed);
         let _writer = DecrementOnDrop(&self.writers);
@@ -202,19 +200,49 @@ impl GroupCommit {
                 group.push(p);
             }
         }
-        let first_of_group = st.next_seq;
-        let mut seqs = Vec::with_capacity(group.len());
+        let st = self.write_and_publish(st, group, ticket, apply);
+        self.wait_for(st, ticket)
+    }
+
+    /// Waits for `ticket`'s result.
+    fn wait_for(&self, mut st: MutexGuard<'_, State>, ticket: u64) -> Result<u64> {
+        loop {
+            if let Some(r) = st.done.remove(&ticket) {
+                return r;
+            }
+            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Leader's work (called leading, with the state lock): gives the group its sequence
+    /// numbers, appends and applies it, ends leadership, syncs if asked, and publishes it in
+    /// order. Results reach the group's writers through `done`; if the group fails, the
+    /// `leader` gets the original error and the others copies.
+    fn write_and_publish<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        mut group: Vec<Pending>,
+        leader: u64,
+        apply: &mut ApplyFn<'_>,
+    ) -> MutexGuard<'a, State> {
+        let mut members = Vec::with_capacity(group.len());
         let mut next = st.next_seq;
         for p in &mut group {
             p.batch.set_first_seq(next);
-            seqs.push(next);
+            members.push((p.ticket, next));
             next += p.batch.len() as u64;
         }
         if next > MAX_SEQ + 1 {
             let e = Error::InvalidArgument(format!(
                 "sequence numbers exhausted: {next} is past the maximum {MAX_SEQ}"
             ));
-            return self.finish(st, &group, Err(e), ticket, true);
+            for p in &group {
+                st.done
+                    .insert(p.ticket, Err(repeat_error(&e, "commit refused")));
+            }
+            st.leading = false;
+            self.wake.notify_all();
+            return st;
         }
         st.next_seq = next;
         drop(st);
@@ -224,105 +252,120 @@ impl GroupCommit {
             tickets: group.iter().map(|p| p.ticket).collect(),
             armed: true,
         };
-        let result = self.write_group(&group, &seqs, apply);
+        let written = self.write_group(&group, apply);
         guard.armed = false;
         let mut st = self.lock_state();
-        let target = match result {
-            Ok(target) => target,
-            Err(e) => return self.finish(st, &group, Err(e), ticket, true),
-        };
-        if next > first_of_group {
-            self.visible_seq.store(next - 1, Ordering::Release);
-        }
-        let Some(target) = target else {
-            return self.finish(st, &group, Ok(seqs), ticket, true);
-        };
-        // Hand leadership on before syncing: the next group writes while this one waits for
-        // the disk, and the next sync then covers it too.
         st.leading = false;
+        let target = match written {
+            Ok(target) => target,
+            Err(e) => {
+                for p in group.iter().filter(|p| p.ticket != leader) {
+                    st.done
+                        .insert(p.ticket, Err(repeat_error(&e, "the commit group failed")));
+                }
+                st.poisoned
+                    .get_or_insert_with(|| repeat_error(&e, "poisoned"));
+                st.done.insert(leader, Err(e));
+                drop(st);
+                self.wake.notify_all();
+                return self.lock_state();
+            }
+        };
+        let id = st.next_publication;
+        st.next_publication += 1;
+        st.unpublished.push_back(Publication {
+            members,
+            last_seq: next - 1,
+            ready: target.is_none(),
+            id,
+        });
+        let Some(target) = target else {
+            self.publish_ready(&mut st);
+            drop(st);
+            self.wake.notify_all();
+            return self.lock_state();
+        };
+        // The next group writes while this one waits for the disk; the next sync covers it too.
         drop(st);
         self.wake.notify_all();
         let synced = self.sync_to(&target);
-        let st = self.lock_state();
-        self.finish(st, &group, synced.map(|()| seqs), ticket, false)
+        let mut st = self.lock_state();
+        match synced {
+            Ok(()) => {
+                if let Some(p) = st.unpublished.iter_mut().find(|p| p.id == id) {
+                    p.ready = true;
+                }
+                self.publish_ready(&mut st);
+            }
+            Err(e) => self.fail_unpublished(&mut st, &e),
+        }
+        drop(st);
+        self.wake.notify_all();
+        self.lock_state()
+    }
+
+    /// Publishes the ready groups at the head of the queue: raises the visible sequence number
+    /// and hands their writers their results.
+    fn publish_ready(&self, st: &mut State) {
+        while st.unpublished.front().is_some_and(|p| p.ready) {
+            let Some(p) = st.unpublished.pop_front() else {
+                break;
+            };
+            self.visible_seq.fetch_max(p.last_seq, Ordering::AcqRel);
+            self.commits
+                .fetch_add(p.members.len() as u64, Ordering::Relaxed);
+            for (ticket, seq) in p.members {
+                st.done.insert(ticket, Ok(seq));
+            }
+        }
+    }
+
+    /// A sync failed: poisons, and fails every group not yet visible (their outcome is
+    /// unknown: none may become visible past the failed one).
+    fn fail_unpublished(&self, st: &mut State, e: &Error) {
+        st.poisoned
+            .get_or_insert_with(|| repeat_error(e, "poisoned"));
+        for p in std::mem::take(&mut st.unpublished) {
+            for (ticket, _) in p.members {
+                st.done
+                    .insert(ticket, Err(repeat_error(e, "the WAL sync failed")));
+            }
+        }
     }
 
     /// Commit delay: while other writers are inside `commit`, gives them up to
     /// [`COMMIT_DELAY`] to append their group (the cohort acknowledged by the previous fsync is
-    /// re-entering right now), so that the coming fsync covers them too. Returns the WAL
-    /// position written by then.
+    /// re-entering right now), so that the coming fsync covers them too.
     #[cfg(not(target_arch = "wasm32"))]
-    fn commit_delay(&self, mut written: (u64, u64)) -> (u64, u64) {
+    fn commit_delay(&self, gate: &SyncGate) {
         if self.writers.load(Ordering::Relaxed) <= 1 {
-            return written;
+            return;
         }
+        let written = gate.written();
         let deadline = std::time::Instant::now() + COMMIT_DELAY;
         while std::time::Instant::now() < deadline {
             std::thread::yield_now();
-            let now = self
-                .durability
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .written;
-            if now > written {
-                written = now;
+            if gate.written() > written {
                 break;
             }
         }
-        written
     }
 
     /// No threads, no delay, in WebAssembly.
     #[cfg(target_arch = "wasm32")]
-    fn commit_delay(&self, written: (u64, u64)) -> (u64, u64) {
-        written
-    }
+    fn commit_delay(&self, _gate: &SyncGate) {}
 
-    /// Makes the WAL durable up to `target`: returns at once if a completed sync covers it,
-    /// waits if another sync is running, else syncs the file, covering every group written so
-    /// far. A failure is remembered: every later sync fails with it.
+    /// Makes the WAL durable up to `target` through the log's gate (which shares a running or
+    /// completed sync, and remembers a failure for good).
     fn sync_to(&self, target: &SyncTarget) -> Result<()> {
-        let position = (target.number, target.end);
-        let mut d = self
-            .durability
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(e) = &d.failed {
-                return Err(repeat_error(e, "an earlier WAL sync failed"));
-            }
-            if d.synced >= position {
-                return Ok(());
-            }
-            if !d.syncing {
-                break;
-            }
-            d = self.synced.wait(d).unwrap_or_else(PoisonError::into_inner);
+        if target.gate.durable() < target.end {
+            self.commit_delay(&target.gate);
         }
-        d.syncing = true;
-        let before = d.written;
-        drop(d);
-        let written = self.commit_delay(before);
-        let covered = if written.0 == target.number {
-            written.max(position)
-        } else {
-            position
-        };
-        let r = target.file.sync();
-        let mut d = self
-            .durability
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        d.syncing = false;
-        match &r {
-            Ok(()) => {
-                d.synced = d.synced.max(covered);
-                self.syncs.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(e) => d.failed = Some(repeat_error(e, "WAL sync failed")),
+        let before = target.gate.syncs();
+        let r = target.gate.sync(target.end);
+        if target.gate.syncs() > before {
+            self.syncs.fetch_add(1, Ordering::Relaxed);
         }
-        drop(d);
-        self.synced.notify_all();
         r
     }
 
@@ -331,7 +374,6 @@ impl GroupCommit {
     fn write_group(
         &self,
         group: &[Pending],
-        seqs: &[u64],
         apply: &mut ApplyFn<'_>,
     ) -> Result<Option<SyncTarget>> {
         let records: Vec<&[u8]> = group
@@ -344,84 +386,46 @@ impl GroupCommit {
             let mut wal = self.wal.lock().unwrap_or_else(PoisonError::into_inner);
             wal.append_all(&records)?;
             self.groups.fetch_add(1, Ordering::Relaxed);
-            let position = (wal.number(), wal.size());
-            self.durability
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .written = position;
             if group.iter().any(|p| p.sync) {
                 target = Some(SyncTarget {
-                    number: position.0,
-                    end: position.1,
-                    file: wal.file(),
+                    end: wal.size(),
+                    gate: wal.gate(),
                 });
             }
         }
-        for (p, &seq) in group.iter().zip(seqs) {
+        for p in group {
             if !p.batch.is_empty() {
-                apply(seq, &p.batch)?;
+                apply(p.batch.first_seq(), &p.batch)?;
             }
         }
         Ok(target)
     }
 
-    /// Hands out the group's results, ends leadership, wakes everyone; returns the leader's.
-    fn finish(
-        &self,
-        mut st: MutexGuard<'_, State>,
-        group: &[Pending],
-        result: Result<Vec<u64>>,
-        ticket: u64,
-        release_leadership: bool,
-    ) -> Result<u64> {
-        let mine = match result {
-            Ok(seqs) => {
-                self.commits
-                    .fetch_add(group.len() as u64, Ordering::Relaxed);
-                for (p, seq) in group.iter().zip(seqs) {
-                    st.done.insert(p.ticket, Ok(seq));
-                }
-                st.done.remove(&ticket)
-            }
-            Err(e) => {
-                // The leader returns the original error; the others get copies of it.
-                for p in group.iter().filter(|p| p.ticket != ticket) {
-                    st.done
-                        .insert(p.ticket, Err(repeat_error(&e, "the commit group failed")));
-                }
-                st.poisoned = Some(repeat_error(&e, "poisoned"));
-                Some(Err(e))
-            }
-        };
-        if release_leadership {
-            st.leading = false;
-        }
-        drop(st);
-        self.wake.notify_all();
-        mine.unwrap_or_else(|| Err(Error::Closed("group commit lost a result".into())))
-    }
-
-    /// Waits until no group is being written, then takes leadership alone (queued writers wait
-    /// until it is released); returns the sequence number the next operation gets. Fails with
-    /// the poisoning error if the group commit is poisoned.
-    fn lead_alone(&self) -> Result<u64> {
+    /// Waits until no group is being written (and, with `drained`, until every written group
+    /// is visible), then takes leadership alone (queued writers wait until it is released).
+    /// Fails with the poisoning error if the group commit is poisoned.
+    fn lead_alone(&self, drained: bool) -> Result<MutexGuard<'_, State>> {
         let mut st = self.lock_state();
-        while st.leading {
+        while st.leading || (drained && !st.unpublished.is_empty() && st.poisoned.is_none()) {
             st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
         }
         if let Some(e) = &st.poisoned {
             return Err(poisoned_error(e));
         }
         st.leading = true;
-        Ok(st.next_seq)
+        Ok(st)
     }
 
     /// Runs `f` with the WAL while no group is being written and none starts (for example to
     /// rotate the WAL and switch the memtable together); `f` also gets the last sequence number
-    /// assigned. Waits for the current leader to finish. Fails with the poisoning error if the
+    /// assigned. Waits for the current leader to finish and for every written group to be
+    /// visible (so a memtable switched here holds visible writes only, and a flush never puts
+    /// a write into a table before readers may see it). Fails with the poisoning error if the
     /// group commit is poisoned; an error from `f` does not poison it.
     pub fn exclusive<R>(&self, f: impl FnOnce(&mut WalWriter, u64) -> Result<R>) -> Result<R> {
-        let last_seq = self.lead_alone()? - 1;
+        let st = self.lead_alone(true)?;
+        let last_seq = st.next_seq - 1;
+        drop(st);
         let result = {
             let mut wal = self.wal.lock().unwrap_or_else(PoisonError::into_inner);
             // A panic in `f` leaves `leading` set: poison instead of hanging the writers.
@@ -440,68 +444,46 @@ impl GroupCommit {
     }
 
     /// Commits `batch` alone, after `check` passes, with no other commit in between: waits
-    /// until no group is being written (so every earlier batch is applied and visible), runs
-    /// `check`, then appends, syncs (if `sync`), applies and publishes `batch` like
-    /// [`GroupCommit::commit`]. This is how optimistic transactions validate their reads
-    /// atomically with their write. An error from `check` is returned as is and writes nothing
-    /// (no poisoning); WAL and `apply` failures poison as in `commit`.
+    /// until no group is being written (so every earlier batch is applied), runs `check`, then
+    /// commits `batch` like [`GroupCommit::commit`]. This is how optimistic transactions
+    /// validate their reads atomically with their write. An error from `check` is returned as
+    /// is and writes nothing (no poisoning); WAL and `apply` failures poison as in `commit`.
     pub fn commit_checked(
         &self,
-        mut batch: WriteBatch,
+        batch: WriteBatch,
         sync: bool,
         check: &mut dyn FnMut() -> Result<()>,
         apply: &mut ApplyFn<'_>,
     ) -> Result<u64> {
-        let first = self.lead_alone()?;
+        let mut st = self.lead_alone(false)?;
+        drop(st);
         let mut guard = PanicGuard {
             gc: self,
             tickets: Vec::new(),
             armed: true,
         };
         let checked = check();
-        let result = checked.and_then(|()| {
-            let next = first + batch.len() as u64;
-            if next > MAX_SEQ + 1 {
-                return Err(Error::InvalidArgument(format!(
-                    "sequence numbers exhausted: {next} is past the maximum {MAX_SEQ}"
-                )));
-            }
-            batch.set_first_seq(first);
-            let pending = [Pending {
-                ticket: u64::MAX,
-                batch,
-                sync,
-            }];
-            let written = self
-                .write_group(&pending, &[first], apply)
-                .and_then(|target| target.map_or(Ok(()), |t| self.sync_to(&t)));
-            Ok((written, next))
-        });
         guard.armed = false;
-        let mut st = self.lock_state();
-        let out = match result {
-            Err(e) => Err(e),
-            Ok((Ok(()), next)) => {
-                st.next_seq = next;
-                if next > first {
-                    self.visible_seq.store(next - 1, Ordering::Release);
-                }
-                self.commits.fetch_add(1, Ordering::Relaxed);
-                Ok(first)
-            }
-            Ok((Err(e), _)) => {
-                st.poisoned = Some(repeat_error(&e, "poisoned"));
-                Err(e)
-            }
-        };
-        st.leading = false;
-        drop(st);
-        self.wake.notify_all();
-        out
+        st = self.lock_state();
+        if let Err(e) = checked {
+            st.leading = false;
+            drop(st);
+            self.wake.notify_all();
+            return Err(e);
+        }
+        let ticket = st.next_ticket;
+        st.next_ticket += 1;
+        let group = vec![Pending {
+            ticket,
+            batch,
+            sync,
+        }];
+        let st = self.write_and_publish(st, group, ticket, apply);
+        self.wait_for(st, ticket)
     }
 
-    /// The last sequence number whose batch is committed and applied: a snapshot taken at it
-    /// sees whole batches only.
+    /// The last sequence number whose batch is committed, applied and visible: a snapshot taken
+    /// at it sees whole batches only.
     pub fn visible_seq(&self) -> u64 {
         self.visible_seq.load(Ordering::Acquire)
     }
@@ -579,7 +561,7 @@ mod tests {
     #[test]
     fn single_writer_gets_dense_sequence_numbers_and_syncs_only_when_asked() {
         let s = MemoryStorage::new();
-        let wal = WalWriter::create(&s, 1, WalOptions::default()).unwrap();
+        let wal = WalWriter::create(&s, 1, 11, WalOptions::default()).unwrap();
         let gc = GroupCommit::new(wal, 10);
         let mem = MemTable::new();
         let mut apply = |seq: u64, b: &WriteBatch| {
@@ -609,7 +591,7 @@ mod tests {
     #[test]
     fn a_failing_apply_poisons_later_commits() {
         let s = MemoryStorage::new();
-        let wal = WalWriter::create(&s, 1, WalOptions::default()).unwrap();
+        let wal = WalWriter::create(&s, 1, 1, WalOptions::default()).unwrap();
         let gc = GroupCommit::new(wal, 0);
         let mut fail = |_: u64, _: &WriteBatch| Err(Error::InvalidArgument("boom".into()));
         assert_eq!(

@@ -158,12 +158,15 @@ impl ManifestWriter {
     }
 }
 
-/// Writes `CURRENT` to name manifest `number`: temp file, sync, rename, directory sync.
+/// Writes `CURRENT` to name manifest `number`: temp file, sync, directory sync (so that every
+/// file created before — the manifest, the tables and the log it names — has a durable entry
+/// before `CURRENT` can name them), rename, directory sync.
 pub fn set_current(storage: &dyn Storage, number: u64) -> Result<()> {
     let tmp = storage.open(CURRENT_TMP, OpenMode::Create)?;
     tmp.write_at(0, format!("{}\n", manifest_file_name(number)).as_bytes())?;
     tmp.sync()?;
     drop(tmp);
+    storage.sync_dir()?;
     storage.rename(CURRENT_TMP, CURRENT)?;
     storage.sync_dir()
 }
@@ -175,6 +178,8 @@ pub struct Recovered {
     pub versions: VersionSet,
     /// The number of the manifest `CURRENT` names.
     pub manifest_number: u64,
+    /// The manifest's format version (from its first edit).
+    pub format_version: u32,
     /// Number of edits replayed.
     pub edits: u64,
     /// Where valid data ends if the manifest had a torn tail (tolerated), else `None`.
@@ -187,7 +192,11 @@ pub fn recover(storage: &dyn Storage) -> Result<Option<Recovered>> {
     if !storage.exists(CURRENT)? {
         return Ok(None);
     }
-    let number = read_current(storage)?;
+    replay(storage, read_current(storage)?).map(Some)
+}
+
+/// Replays manifest `number` (whether or not `CURRENT` names it); errors as [`recover`].
+pub fn replay(storage: &dyn Storage, number: u64) -> Result<Recovered> {
     let name = manifest_file_name(number);
     let file = match storage.open(&name, OpenMode::Read) {
         Ok(f) => f,
@@ -204,6 +213,7 @@ pub fn recover(storage: &dyn Storage) -> Result<Option<Recovered>> {
     let mut vs = VersionSet::new();
     let mut edits = 0u64;
     let mut torn_tail_at = None;
+    let mut format_version = 0;
     loop {
         let rec = match reader.read_next() {
             Ok(Some(r)) => r,
@@ -233,6 +243,7 @@ pub fn recover(storage: &dyn Storage) -> Result<Option<Recovered>> {
                     "the first edit carries no format version",
                 ))
             }
+            (0, Some(v)) => format_version = v,
             _ => {}
         }
         let version = vs
@@ -245,12 +256,13 @@ pub fn recover(storage: &dyn Storage) -> Result<Option<Recovered>> {
         return Err(Error::corruption(&name, 8, "the manifest holds no edit"));
     }
     vs.mark_file_number_used(number);
-    Ok(Some(Recovered {
+    Ok(Recovered {
         versions: vs,
         manifest_number: number,
+        format_version,
         edits,
         torn_tail_at,
-    }))
+    })
 }
 
 /// The manifest number `CURRENT` names. Errors: missing → [`Error::NotFound`]; anything but

@@ -29,7 +29,12 @@ use crate::version::{FileMeta, InternalKey, NUM_LEVELS};
 use crate::{Error, Result};
 
 /// The manifest format version this code writes and the newest it reads.
-pub const MANIFEST_FORMAT_VERSION: u32 = 1;
+///
+/// - 1: the first release.
+/// - 2: the same edits; the database's logs are WAL format 2, chained by their sealed records,
+///   and the log the log number names always exists (recovery checks both). Version 1
+///   databases are read with the older rules; the first open rewrites them as version 2.
+pub const MANIFEST_FORMAT_VERSION: u32 = 2;
 
 const TAG_FORMAT_VERSION: u64 = 1;
 const TAG_LOG_NUMBER: u64 = 2;

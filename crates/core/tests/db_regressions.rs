@@ -341,7 +341,7 @@ fn empty_batch_at_sequence_zero_in_a_wal_replays_without_overflow() {
     db.put(b"a", b"1").unwrap();
     db.close().unwrap();
     let mut wal =
-        shaledb::wal::WalWriter::create(&storage, 999_999, shaledb::wal::WalOptions::default())
+        shaledb::wal::WalWriter::create(&storage, 999_999, 0, shaledb::wal::WalOptions::default())
             .unwrap();
     wal.append(&[0u8; 12]).unwrap(); // first_seq 0, count 0
     wal.sync().unwrap();

@@ -20,7 +20,7 @@ const THREADS: u64 = 8;
 
 fn setup() -> (FaultyStorage, Arc<GroupCommit>, Arc<MemTable>) {
     let s = FaultyStorage::new(Arc::new(MemoryStorage::new()));
-    let wal = WalWriter::create(&s, 1, WalOptions::default()).unwrap();
+    let wal = WalWriter::create(&s, 1, 1, WalOptions::default()).unwrap();
     (
         s,
         Arc::new(GroupCommit::new(wal, 0)),
@@ -158,7 +158,7 @@ fn a_failed_sync_fails_its_group_and_poisons_every_later_commit() {
 fn concurrent_synced_writers_on_a_real_disk_share_fsyncs() {
     let dir = tempfile::tempdir().unwrap();
     let s = shaledb::storage::std_fs::StdFsStorage::open(dir.path()).unwrap();
-    let wal = WalWriter::create(&s, 1, WalOptions::default()).unwrap();
+    let wal = WalWriter::create(&s, 1, 1, WalOptions::default()).unwrap();
     let gc = Arc::new(GroupCommit::new(wal, 0));
     let mem = Arc::new(MemTable::new());
     let per_thread = 10;

@@ -470,11 +470,17 @@ mod faulty_storage_only {
     }
 
     #[test]
-    fn crash_keeps_synced_bytes_of_a_file_never_dir_synced() {
+    fn crash_removes_a_synced_file_whose_directory_entry_was_never_synced() {
         let s = faulty();
         let f = s.open("wal", OpenMode::CreateNew).unwrap();
         f.write_at(0, b"synced").unwrap();
         f.sync().unwrap();
+        s.crash().unwrap();
+        assert!(!s.exists("wal").unwrap());
+        let f = s.open("wal", OpenMode::CreateNew).unwrap();
+        f.write_at(0, b"synced").unwrap();
+        f.sync().unwrap();
+        s.sync_dir().unwrap();
         s.crash().unwrap();
         assert_eq!(contents(&s, "wal"), b"synced");
     }
@@ -514,7 +520,7 @@ mod faulty_storage_only {
     }
 
     #[test]
-    fn crash_keeps_renames_and_removes() {
+    fn crash_keeps_renames_and_removes_only_after_sync_dir() {
         let s = faulty();
         durable_file(&s, "tmp", b"manifest");
         durable_file(&s, "gone", b"x");
@@ -523,8 +529,40 @@ mod faulty_storage_only {
         s.crash().unwrap();
         let mut names = s.list().unwrap();
         names.sort();
+        assert_eq!(names, ["gone", "tmp"], "both undone");
+        assert_eq!(
+            contents(&s, "gone"),
+            b"x",
+            "a removed file comes back whole"
+        );
+        s.rename("tmp", "CURRENT").unwrap();
+        s.remove("gone").unwrap();
+        s.sync_dir().unwrap();
+        s.crash().unwrap();
+        let mut names = s.list().unwrap();
+        names.sort();
         assert_eq!(names, ["CURRENT"]);
         assert_eq!(contents(&s, "CURRENT"), b"manifest");
+    }
+
+    #[test]
+    fn crash_torn_keeps_or_undoes_each_unsynced_directory_entry_on_its_own() {
+        let mut outcomes = std::collections::BTreeSet::new();
+        for seed in 0..64 {
+            let s = faulty();
+            durable_file(&s, "a", b"a");
+            durable_file(&s, "b", b"b");
+            s.rename("a", "a2").unwrap();
+            s.remove("b").unwrap();
+            s.crash_torn(seed).unwrap();
+            let mut names = s.list().unwrap();
+            names.sort();
+            for n in &names {
+                assert_eq!(contents(&s, n), &n.as_bytes()[..1], "seed {seed}");
+            }
+            outcomes.insert(names);
+        }
+        assert!(outcomes.len() >= 4, "{outcomes:?}");
     }
 
     #[test]
@@ -533,18 +571,50 @@ mod faulty_storage_only {
         let f = durable_file(&s, "tmp", b"synced");
         f.write_at(6, b"+lost").unwrap();
         s.rename("tmp", "final").unwrap();
+        s.sync_dir().unwrap();
         s.crash().unwrap();
         assert_eq!(contents(&s, "final"), b"synced");
     }
 
     #[test]
-    fn truncation_below_the_synced_length_is_durable() {
+    fn truncation_is_durable_once_synced() {
         let s = faulty();
         let f = durable_file(&s, "wal", b"0123456789");
         f.truncate(4).unwrap();
         f.write_at(4, b"xx").unwrap();
         s.crash().unwrap();
+        assert_eq!(contents(&s, "wal"), b"0123456789");
+        let f = s.open("wal", OpenMode::ReadWrite).unwrap();
+        f.truncate(4).unwrap();
+        f.sync().unwrap();
+        f.write_at(4, b"xx").unwrap();
+        s.crash().unwrap();
         assert_eq!(contents(&s, "wal"), b"0123");
+    }
+
+    #[test]
+    fn a_failed_sync_loses_the_dirty_pages_although_later_syncs_succeed() {
+        let s = faulty();
+        let f = durable_file(&s, "wal", b"synced");
+        f.write_at(6, b"+dropped").unwrap();
+        s.fail_next_sync();
+        assert!(f.sync().is_err());
+        f.write_at(8192, b"later").unwrap();
+        f.sync().unwrap();
+        assert_eq!(
+            &contents(&s, "wal")[..14],
+            b"synced+dropped",
+            "the page cache has it"
+        );
+        s.crash().unwrap();
+        let after = contents(&s, "wal");
+        assert_eq!(after.len(), 8197, "the later sync made the size durable");
+        assert_eq!(&after[..6], b"synced");
+        assert!(
+            after[6..8192].iter().all(|&b| b == 0),
+            "a hole where the pages were"
+        );
+        assert_eq!(&after[8192..], b"later");
     }
 
     #[test]
@@ -572,26 +642,34 @@ mod faulty_storage_only {
     }
 
     #[test]
-    fn crash_torn_keeps_a_prefix_of_the_unsynced_tail() {
+    fn crash_torn_keeps_synced_bytes_and_any_mix_of_unsynced_pages() {
         let mut kept_lengths = std::collections::BTreeSet::new();
+        let mut holes_before_kept_data = 0;
         for seed in 0..64 {
             let s = faulty();
             let f = durable_file(&s, "wal", b"synced");
-            f.write_at(6, &[0xAA; 100]).unwrap();
+            f.write_at(6, &[0xAA; 20_000]).unwrap();
             s.crash_torn(seed).unwrap();
             let after = contents(&s, "wal");
             assert!(
-                (6..=106).contains(&after.len()),
+                (6..=20_006).contains(&after.len()),
                 "seed {seed}: {}",
                 after.len()
             );
             assert_eq!(&after[..6], b"synced", "seed {seed}: synced bytes damaged");
-            // Only the last 8 kept bytes may differ from what was written.
-            let intact = after.len().saturating_sub(8).max(6);
-            assert!(after[6..intact].iter().all(|&b| b == 0xAA), "seed {seed}");
+            let first_loss = after[6..].iter().position(|&b| b != 0xAA);
+            if let Some(at) = first_loss {
+                if after[6 + at..].contains(&0xAA) {
+                    holes_before_kept_data += 1;
+                }
+            }
             kept_lengths.insert(after.len());
         }
-        assert!(kept_lengths.len() > 10, "prefixes vary: {kept_lengths:?}");
+        assert!(kept_lengths.len() > 10, "sizes vary: {kept_lengths:?}");
+        assert!(
+            holes_before_kept_data > 0,
+            "pages are written back in any order"
+        );
     }
 
     #[test]

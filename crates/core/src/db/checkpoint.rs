@@ -7,6 +7,7 @@ use crate::file_names::table_file_name;
 use crate::manifest::{ManifestOptions, ManifestWriter};
 use crate::storage::{OpenMode, Storage};
 use crate::version::{VersionSet, NUM_LEVELS};
+use crate::wal::{WalOptions, WalWriter};
 use crate::{Error, Result};
 
 /// Bytes copied per read.
@@ -40,11 +41,20 @@ impl DbInner {
                 copy_file(&*self.storage, &**dest, &table_file_name(file.number))?;
             }
         }
-        dest.sync_dir()?;
         let mut versions = VersionSet::new();
-        // WALs of the copy start after every number in use; none exists yet.
-        edit.log_number = edit.next_file_number;
+        // The copy's log gets a number after every one in use, and starts empty after the last
+        // sequence number its tables hold (the log number must name an existing log).
+        let wal_number = edit.next_file_number.unwrap_or(1);
+        edit.log_number = Some(wal_number);
         versions.apply(&edit)?;
+        versions.mark_file_number_used(wal_number);
+        // Syncs the directory too: the tables' entries are durable with it.
+        WalWriter::create(
+            &**dest,
+            wal_number,
+            versions.last_sequence() + 1,
+            WalOptions::default(),
+        )?;
         ManifestWriter::create(dest.clone(), &mut versions, ManifestOptions::default())?;
         Ok(())
     }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::db::core::{DbInner, View};
 use crate::db::keys;
-use crate::db::read::ViewIterator;
+use crate::db::read::{ReadAt, ViewIterator};
 use crate::db::IterOptions;
 use crate::iter::KeyBounds;
 use crate::Result;
@@ -39,7 +39,7 @@ impl DbIterator {
     pub(crate) fn new(
         db: &Arc<DbInner>,
         keyspace: u32,
-        snapshot: u64,
+        at: ReadAt,
         options: &IterOptions,
     ) -> Result<DbIterator> {
         let (lower, upper) = keys::stored_bounds(
@@ -48,7 +48,7 @@ impl DbIterator {
             &options.upper,
             options.prefix.as_deref(),
         );
-        let (inner, view) = db.view_iterator(snapshot, KeyBounds::new(lower, upper))?;
+        let (inner, view) = db.view_iterator(at, KeyBounds::new(lower, upper))?;
         let mut it = DbIterator {
             inner,
             _view: view,

@@ -6,6 +6,7 @@ use crate::batch::WriteBatch;
 use crate::db::core::DbInner;
 use crate::db::iterator::DbIterator;
 use crate::db::keys;
+use crate::db::read::ReadAt;
 use crate::db::{IterOptions, WriteOptions};
 use crate::version_edit::VersionEdit;
 use crate::{Error, Result};
@@ -53,8 +54,8 @@ impl Keyspace {
     /// The value of `key`, or `None`.
     pub fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.db.check_key(key)?;
-        let snapshot = self.db.commit.visible_seq();
-        self.db.get_stored(&keys::encode(self.id, key), snapshot)
+        self.db
+            .get_stored(&keys::encode(self.id, key), ReadAt::Latest)
     }
 
     /// Deletes `key` (a tombstone; deleting a missing key is fine).
@@ -91,7 +92,7 @@ impl Keyspace {
 
     /// An iterator over the keyspace at the current state (it sees a snapshot taken now).
     pub fn iter(&self, options: IterOptions) -> Result<DbIterator> {
-        DbIterator::new(&self.db, self.id, self.db.commit.visible_seq(), &options)
+        DbIterator::new(&self.db, self.id, ReadAt::Latest, &options)
     }
 
     /// The keyspace `name` of `db`, created (durably, in the manifest) if missing.
@@ -111,8 +112,7 @@ impl Keyspace {
                     keyspaces_created: vec![(id, name.to_owned())],
                     ..VersionEdit::default()
                 };
-                let st = &mut *st;
-                st.manifest.log_and_apply(&mut st.versions, edit)?;
+                db.log_edit(&mut st, edit)?;
                 st.keyspaces.insert(name.to_owned(), id);
                 id
             }

@@ -17,7 +17,7 @@ use crate::sstable::{TableReadOptions, TableReader};
 use crate::storage::OpenMode;
 use crate::version::{FileMeta, NUM_LEVELS};
 use crate::version_edit::VersionEdit;
-use crate::{Error, Result};
+use crate::Result;
 
 /// A memtable flush in progress between `maintain` steps: the immutable memtable (the oldest),
 /// a cursor on the next entry to write, and the table being written.
@@ -37,13 +37,7 @@ impl DbInner {
             .maintenance
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let result = self.maintain_locked(budget);
-        if let Err(e) = &result {
-            if !matches!(e, Error::Closed(_)) {
-                self.poison(e);
-            }
-        }
-        result
+        self.poison_on_error(self.maintain_locked(budget))
     }
 
     fn maintain_locked(&self, budget: Budget) -> Result<MaintainOutcome> {
@@ -95,6 +89,10 @@ impl DbInner {
         }
         let FlushJob { mem, out, .. } = job;
         let meta = out.finish(&*self.storage)?;
+        if meta.is_some() {
+            // The table is synced; its directory entry must be durable before an edit names it.
+            self.storage.sync_dir()?;
+        }
         let written = meta.as_ref().map_or(0, |m| m.size);
         // Bytes of this step: the table's tail (and index, filter, footer) since `start`.
         let written_now = written.saturating_sub(start);
@@ -107,10 +105,14 @@ impl DbInner {
                 files_added: meta.into_iter().map(|m| (0, m)).collect(),
                 ..VersionEdit::default()
             };
-            let st = &mut *st;
             // The table holds these sequence numbers now; the WAL that held them goes away.
-            st.versions.set_last_sequence(mem.max_seq().unwrap_or(0));
-            st.manifest.log_and_apply(&mut st.versions, edit)?;
+            let last = st.versions.last_sequence().max(mem.max_seq().unwrap_or(0));
+            let edit = VersionEdit {
+                last_sequence: Some(last),
+                ..edit
+            };
+            self.log_edit(&mut st, edit)?;
+            st.versions.set_last_sequence(last);
             st.imms.remove(0);
             let view = self.view();
             self.set_view(View {
@@ -177,10 +179,13 @@ impl DbInner {
             }
             StepOutcome::Done => {
                 let edit = job.finish()?;
+                if !edit.files_added.is_empty() {
+                    // The outputs are synced; their entries must be durable before the edit.
+                    self.storage.sync_dir()?;
+                }
                 {
                     let mut st = self.state();
-                    let st = &mut *st;
-                    st.manifest.log_and_apply(&mut st.versions, edit)?;
+                    self.log_edit(&mut st, edit)?;
                     let view = self.view();
                     self.set_view(View {
                         mem: view.mem.clone(),
@@ -225,8 +230,13 @@ impl DbInner {
 
     /// Flushes every memtable, then compacts `[start, end]` level by level down to the last
     /// level holding data.
+    /// A failure poisons the database.
     pub(crate) fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
         self.flush_all()?;
+        self.poison_on_error(self.compact_range_flushed(start, end))
+    }
+
+    fn compact_range_flushed(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
         let _guard = self
             .maintenance
             .lock()
@@ -259,15 +269,17 @@ impl DbInner {
     }
 
     /// Makes the live memtable immutable (if it holds anything) and flushes every immutable
-    /// memtable.
+    /// memtable. A failure poisons the database.
     pub(crate) fn flush_all(&self) -> Result<()> {
         self.switch_memtable(true)?;
         let _guard = self
             .maintenance
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        while self.flush_oldest(u64::MAX)?.is_some() {}
-        Ok(())
+        self.poison_on_error((|| {
+            while self.flush_oldest(u64::MAX)?.is_some() {}
+            Ok(())
+        })())
     }
 
     /// The open table for `file` (from the table cache, or opened now).

@@ -1,6 +1,6 @@
 //! The read path: point reads and iterators over a consistent view.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use crate::db::core::{DbInner, View};
 use crate::iter::{
@@ -13,6 +13,15 @@ use crate::Result;
 /// The engine-level iterator: a merge of every source of a view, filtered at a snapshot.
 pub(crate) type ViewIterator = crate::iter::DbIterator<MergingIterator<'static>>;
 
+/// Which state a read sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReadAt {
+    /// The latest visible state: the sequence number and the view are taken together.
+    Latest,
+    /// A registered snapshot's state (compaction keeps what it needs, so any later view has it).
+    Snapshot(u64),
+}
+
 /// The newest version of a key visible at a snapshot.
 enum Found {
     /// A value, written at this sequence number.
@@ -22,11 +31,12 @@ enum Found {
 }
 
 impl DbInner {
-    /// The newest value of stored key `key` visible at `snapshot`, or `None` if it is absent,
-    /// deleted, or covered by a newer range tombstone.
-    pub(crate) fn get_stored(&self, key: &[u8], snapshot: u64) -> Result<Option<Vec<u8>>> {
+    /// The newest value of stored key `key` visible `at`, or `None` if it is absent, deleted,
+    /// or covered by a newer range tombstone.
+    pub(crate) fn get_stored(&self, key: &[u8], at: ReadAt) -> Result<Option<Vec<u8>>> {
         self.check_open()?;
-        Ok(match self.lookup(key, snapshot)? {
+        let (view, snapshot) = self.read_point(at);
+        Ok(match self.lookup(&view, key, snapshot)? {
             Some(Found::Value(_, v)) => Some(v),
             Some(Found::Deleted(_)) | None => None,
         })
@@ -36,7 +46,7 @@ impl DbInner {
     /// or a range delete covering it), if any: what a transaction's conflict check compares
     /// with its snapshot.
     pub(crate) fn latest_seq(&self, key: &[u8]) -> Result<Option<u64>> {
-        Ok(self.lookup(key, u64::MAX)?.map(|f| match f {
+        Ok(self.lookup(&self.view(), key, u64::MAX)?.map(|f| match f {
             Found::Value(seq, _) | Found::Deleted(seq) => seq,
         }))
     }
@@ -46,8 +56,7 @@ impl DbInner {
     /// through to older data. Range tombstones of each source are taken into account before its
     /// entries; a source's tombstones cannot cover entries of newer sources (the LSM invariant:
     /// for one key, sequence numbers fall from newer sources to older ones).
-    fn lookup(&self, key: &[u8], snapshot: u64) -> Result<Option<Found>> {
-        let view = self.view();
+    fn lookup(&self, view: &View, key: &[u8], snapshot: u64) -> Result<Option<Found>> {
         let mut covering: Option<u64> = None;
         let mut cover = |start: &[u8], end: &[u8], seq: u64| {
             if seq <= snapshot && start <= key && key < end {
@@ -89,15 +98,29 @@ impl DbInner {
         Ok(covering.map(Found::Deleted))
     }
 
-    /// An iterator over stored keys within `bounds` at `snapshot`, and the view it reads
-    /// (keep it alive as long as the iterator: it pins the tables).
+    /// The view and sequence number a read `at` uses. For the latest state both are taken
+    /// under the view lock, so no flush or compaction installs a new version in between: the
+    /// view holds every version the sequence number needs (a compaction that dropped one for
+    /// a newer version installed its result before, and then the sequence number is newer).
+    pub(crate) fn read_point(&self, at: ReadAt) -> (Arc<View>, u64) {
+        match at {
+            ReadAt::Snapshot(seq) => (self.view(), seq),
+            ReadAt::Latest => {
+                let view = self.view.read().unwrap_or_else(PoisonError::into_inner);
+                (view.clone(), self.commit.visible_seq())
+            }
+        }
+    }
+
+    /// An iterator over stored keys within `bounds` as of `at`, and the view it reads (keep it
+    /// alive as long as the iterator: it pins the tables).
     pub(crate) fn view_iterator(
         &self,
-        snapshot: u64,
+        at: ReadAt,
         bounds: KeyBounds,
     ) -> Result<(ViewIterator, Arc<View>)> {
         self.check_open()?;
-        let view = self.view();
+        let (view, snapshot) = self.read_point(at);
         let mut sources: Vec<BoxedInternalIterator<'static>> = Vec::new();
         let mut tombstones: Vec<RangeTombstone> = Vec::new();
         for mem in std::iter::once(&view.mem).chain(view.imms.iter()) {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::db::core::DbInner;
 use crate::db::iterator::DbIterator;
 use crate::db::keys;
+use crate::db::read::ReadAt;
 use crate::db::snapshots::SnapshotGuard;
 use crate::db::{IterOptions, Keyspace};
 use crate::{Error, Result};
@@ -21,7 +22,9 @@ pub struct Snapshot {
 impl Snapshot {
     pub(crate) fn new(db: &Arc<DbInner>) -> Snapshot {
         Snapshot {
-            guard: db.snapshots.acquire(db.commit.visible_seq()),
+            // Registered under the list's lock while the sequence number is read: a compaction
+            // that starts meanwhile sees the registration (it reads the list under that lock).
+            guard: db.snapshots.acquire_with(|| db.commit.visible_seq()),
             db: db.clone(),
         }
     }
@@ -35,14 +38,21 @@ impl Snapshot {
     pub fn get(&self, keyspace: &Keyspace, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.same_db(keyspace)?;
         self.db.check_key(key)?;
-        self.db
-            .get_stored(&keys::encode(keyspace.id, key), self.seq())
+        self.db.get_stored(
+            &keys::encode(keyspace.id, key),
+            ReadAt::Snapshot(self.seq()),
+        )
     }
 
     /// An iterator over `keyspace` as of the snapshot.
     pub fn iter(&self, keyspace: &Keyspace, options: IterOptions) -> Result<DbIterator> {
         self.same_db(keyspace)?;
-        DbIterator::new(&self.db, keyspace.id, self.seq(), &options)
+        DbIterator::new(
+            &self.db,
+            keyspace.id,
+            ReadAt::Snapshot(self.seq()),
+            &options,
+        )
     }
 
     fn same_db(&self, keyspace: &Keyspace) -> Result<()> {

@@ -11,13 +11,18 @@ pub(crate) struct SnapshotList {
 
 impl SnapshotList {
     /// Registers a snapshot at `seq`; it stays registered until the guard drops.
+    #[cfg(test)]
     pub(crate) fn acquire(self: &Arc<Self>, seq: u64) -> SnapshotGuard {
-        *self
-            .live
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(seq)
-            .or_insert(0) += 1;
+        self.acquire_with(|| seq)
+    }
+
+    /// Registers a snapshot at the sequence number `seq()` returns, called while the list is
+    /// locked: a reader of [`SnapshotList::sequences`] sees the registration or ran before the
+    /// sequence number was read (and then kept every version it can need).
+    pub(crate) fn acquire_with(self: &Arc<Self>, seq: impl FnOnce() -> u64) -> SnapshotGuard {
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        let seq = seq();
+        *live.entry(seq).or_insert(0) += 1;
         SnapshotGuard {
             list: Arc::clone(self),
             seq,

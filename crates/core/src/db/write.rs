@@ -127,19 +127,21 @@ impl DbInner {
     /// false, does nothing unless the memtable is full (another writer may have switched it
     /// already); with `force` true, switches any non-empty memtable.
     pub(crate) fn switch_memtable(&self, force: bool) -> Result<()> {
-        let switched = self.commit.exclusive(|wal, _last_seq| {
+        let switched = self.commit.exclusive(|wal, last_seq| {
             let view = self.view();
             let full = view.mem.approximate_memory() >= self.options.memtable_size;
             if view.mem.is_empty() || (!force && !full) {
                 return Ok(());
             }
-            // Everything in the old WAL becomes durable before a newer one exists, so recovery
-            // may stop at the first torn WAL without losing an acknowledged synced write.
-            wal.sync()?;
-            let mut st = self.state();
-            let number = st.versions.new_file_number();
-            let new_wal = WalWriter::create(&*self.storage, number, WalOptions::default())?;
+            let number = self.state().versions.new_file_number();
+            // The new log exists durably before the old one names it in its sealed record; the
+            // seal syncs the old log whole before the new one takes a write, so recovery may
+            // stop at the first torn log without losing an acknowledged synced write.
+            let new_wal =
+                WalWriter::create(&*self.storage, number, last_seq + 1, WalOptions::default())?;
+            wal.seal(number)?;
             *wal = new_wal;
+            let mut st = self.state();
             let old_wal = std::mem::replace(&mut st.mem_wal, number);
             st.imms.push(Immutable {
                 mem: view.mem.clone(),
@@ -155,9 +157,9 @@ impl DbInner {
             Ok(())
         });
         if let Err(e) = &switched {
-            // A failed sync of the old WAL or creation of the new one poisons the database:
-            // the old WAL's durability is unknown, and a half-created WAL left behind would end
-            // recovery's replay before any newer WAL (losing synced writes made after it).
+            // A failed creation of the new log or seal of the old one poisons the database:
+            // the old log's durability is unknown, and the next open must find the logs as
+            // they are now.
             self.poison(e);
         }
         switched?;

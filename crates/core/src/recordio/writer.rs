@@ -262,27 +262,59 @@ impl Writer {
         result.map(|()| offset)
     }
 
+    /// Shale format: appends one uncompressed record whose payload is `prefix` followed by
+    /// `body`, without first joining them (a log record's small header before a large batch).
+    /// Returns the record's offset. `InvalidArgument` for the go-sstables format.
+    pub fn write_joined(&mut self, prefix: &[u8], body: &[u8]) -> Result<u64> {
+        self.check_open()?;
+        if self.format != WriterFormat::Shale {
+            return Err(Error::InvalidArgument(
+                "joined records are written in the ShaleDB format only".into(),
+            ));
+        }
+        let offset = self.offset();
+        let mut header = [0u8; MAX_HEADER_LEN];
+        header[0] = SHALE_MAGIC;
+        header[1] = 0;
+        let mut n = 2;
+        put_uvarint(&mut header, &mut n, (prefix.len() + body.len()) as u64);
+        let pcrc = crc32c::crc32c_append(crc32c::crc32c(prefix), body);
+        header[n..n + 4].copy_from_slice(&pcrc.to_le_bytes());
+        n += 4;
+        let hcrc = crc32c::crc32c(&header[..n]);
+        header[n..n + 4].copy_from_slice(&hcrc.to_le_bytes());
+        n += 4;
+        self.append_parts(&[&header[..n], prefix, body])?;
+        Ok(offset)
+    }
+
     fn append_bytes(&mut self, header: &[u8], payload: &[u8]) -> Result<()> {
-        let total = header.len() + payload.len();
+        self.append_parts(&[header, payload])
+    }
+
+    /// Appends the bytes of `parts` one after the other: into the buffer, or, for a record
+    /// larger than the buffer, written through (no copy).
+    fn append_parts(&mut self, parts: &[&[u8]]) -> Result<()> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
         if self.buf.len() + total > self.buffer_size && !self.buf.is_empty() {
             self.flush()?;
         }
         if total > self.buffer_size && total >= WRITE_THROUGH_MIN {
             // Large record: write through, no copy of the payload.
-            let at = self.flushed;
-            let r = self
-                .file
-                .write_at(at, header)
-                .and_then(|()| self.file.write_at(at + header.len() as u64, payload));
-            if let Err(e) = r {
-                self.poisoned = true;
-                return Err(e);
+            let mut at = self.flushed;
+            for part in parts {
+                if let Err(e) = self.file.write_at(at, part) {
+                    self.poisoned = true;
+                    return Err(e);
+                }
+                at += part.len() as u64;
             }
-            self.flushed = at + total as u64;
+            self.flushed = at;
             return Ok(());
         }
-        self.buf.extend_from_slice(header);
-        self.buf.extend_from_slice(payload);
+        for part in parts {
+            self.buf.extend_from_slice(part);
+        }
         if self.buf.len() >= self.buffer_size {
             self.flush()?;
         }

@@ -1,0 +1,325 @@
+//! Opening a database: recovery, in steps that can each fail or crash and be run again.
+//!
+//! 1. Take the lock; read `CURRENT` and replay the manifest it names. No `CURRENT` in a
+//!    directory that holds a database's files is corruption, never a new database over them.
+//! 2. Replay the logs ([`super::recovery`]). Nothing is changed so far.
+//! 3. Write what the logs held to a new level-0 table (synced), and create a new, empty log
+//!    (synced, with its directory entry) that starts after the last recovered sequence number.
+//! 4. Write a new manifest holding the whole state (the table, the new log as log number) and
+//!    switch `CURRENT` to it. This is the one step that changes what the database is.
+//! 5. Delete what is obsolete: older logs, tables no version names, older manifests.
+//!
+//! A failure or crash before step 4 completes leaves the old manifest current and every old
+//! file in place, so the next open recovers the same writes; the files steps 3 and 4 made are
+//! unreferenced (an empty log is allowed to lie outside the chain) and step 5 of a later open
+//! removes them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::compaction_picker::{CompactionOptions, CompactionPicker};
+use crate::db::background::Background;
+use crate::db::core::{Counters, DbInner, State, View, LOCK_FILE};
+use crate::db::keys::DEFAULT_KEYSPACE;
+use crate::db::recovery::{recover_logs, LogRules};
+use crate::db::Options;
+use crate::file_names::{parse_file_name, FileKind};
+use crate::group_commit::GroupCommit;
+use crate::manifest::{self, ManifestOptions, ManifestWriter};
+use crate::memtable::MemTable;
+use crate::recordio::Compression;
+use crate::sstable::{BlockCache, TableOptions};
+use crate::storage::Storage;
+use crate::version::VersionSet;
+use crate::version_edit::VersionEdit;
+use crate::wal::{self, WalOptions, WalReader, WalWriter};
+use crate::{Error, Result};
+
+impl DbInner {
+    /// Opens or creates the database in `storage` (module doc).
+    pub(crate) fn open(storage: Arc<dyn Storage>, options: Options) -> Result<DbInner> {
+        validate(&options)?;
+        let lock = storage.lock(LOCK_FILE)?;
+        let names = storage.list()?;
+        let recovered = manifest::recover(&*storage)?;
+        let manifest_name = recovered.as_ref().map_or_else(String::new, |r| {
+            crate::file_names::manifest_file_name(r.manifest_number)
+        });
+        let (mut versions, rules) = match recovered {
+            Some(r) => {
+                if options.error_if_exists {
+                    return Err(Error::AlreadyExists {
+                        file: "CURRENT".into(),
+                    });
+                }
+                let rules = if r.format_version >= 2 {
+                    LogRules::Chained
+                } else {
+                    LogRules::Legacy
+                };
+                let mut versions = r.versions;
+                check_tables_exist(&mut versions, &names, r.manifest_number)?;
+                if rules == LogRules::Legacy {
+                    check_legacy_log_number(&versions, &names, r.manifest_number)?;
+                }
+                (versions, rules)
+            }
+            None => {
+                refuse_files_without_current(&*storage, &names)?;
+                if !options.create_if_missing {
+                    return Err(Error::NotFound {
+                        file: "CURRENT".into(),
+                    });
+                }
+                (VersionSet::new(), LogRules::None)
+            }
+        };
+        for name in &names {
+            if let Some(FileKind::Wal(n) | FileKind::Table(n) | FileKind::Manifest(n)) =
+                parse_file_name(name)
+            {
+                versions.mark_file_number_used(n);
+            }
+        }
+        let logs = recover_logs(
+            &*storage,
+            &names,
+            &manifest_name,
+            versions.log_number(),
+            versions.last_sequence(),
+            rules,
+        )?;
+
+        // From here on, new files only, until the new manifest is current.
+        let table_options = TableOptions {
+            block_size: options.block_size,
+            bloom_bits_per_key: options.bloom_bits_per_key,
+            compression: if options.compression {
+                Compression::Snappy
+            } else {
+                Compression::None
+            },
+            ..TableOptions::default()
+        };
+        let mut edit = VersionEdit::default();
+        let mut flushed_bytes = 0;
+        if !logs.mem.is_empty() {
+            let number = versions.new_file_number();
+            let meta = crate::compaction_output::flush(
+                &storage,
+                number,
+                &mut logs.mem.iter(),
+                &table_options,
+            )?;
+            if let Some(meta) = meta {
+                flushed_bytes = meta.size;
+                edit.files_added.push((0, meta));
+            }
+        }
+        let wal_number = versions.new_file_number();
+        // Creating the log also syncs the directory: the table's entry is durable with it.
+        let wal_writer = WalWriter::create(
+            &*storage,
+            wal_number,
+            logs.last_seq + 1,
+            WalOptions::default(),
+        )?;
+        edit.log_number = Some(wal_number);
+        edit.last_sequence = Some(logs.last_seq);
+        if !versions.keyspaces().contains_key(&DEFAULT_KEYSPACE) {
+            edit.keyspaces_created
+                .push((DEFAULT_KEYSPACE, "default".to_owned()));
+        }
+        versions.apply(&edit)?;
+        let manifest_writer =
+            ManifestWriter::create(storage.clone(), &mut versions, ManifestOptions::default())?;
+
+        let keyspaces = versions
+            .keyspaces()
+            .iter()
+            .map(|(id, name)| (name.clone(), *id))
+            .collect();
+        let view = View {
+            mem: Arc::new(MemTable::new()),
+            imms: Vec::new(),
+            version: versions.current(),
+        };
+        let compaction_options = CompactionOptions {
+            l0_trigger: options.l0_compaction_trigger,
+            base_level_bytes: options.base_level_size,
+            level_size_ratio: options.level_size_ratio,
+            target_file_size: options.target_file_size,
+            table: TableOptions {
+                sync_on_finish: true,
+                ..table_options.clone()
+            },
+        };
+        let inner = DbInner {
+            commit: GroupCommit::new(wal_writer, versions.last_sequence()),
+            storage,
+            table_options,
+            compaction_options,
+            cache: Arc::new(BlockCache::new(options.block_cache_size)),
+            view: RwLock::new(Arc::new(view)),
+            state: Mutex::new(State {
+                manifest: manifest_writer,
+                imms: Vec::new(),
+                mem_wal: wal_number,
+                picker: CompactionPicker::new(),
+                job: None,
+                flush: None,
+                keyspaces,
+                poisoned: None,
+                versions,
+            }),
+            maintenance: Mutex::new(()),
+            snapshots: Arc::default(),
+            tables: Mutex::new(HashMap::new()),
+            counters: Counters::default(),
+            background: Background::default(),
+            closed: AtomicBool::new(false),
+            poisoned: AtomicBool::new(false),
+            lock: Mutex::new(Some(lock)),
+            options,
+        };
+        inner
+            .counters
+            .table_bytes
+            .fetch_add(flushed_bytes, Ordering::Relaxed);
+        inner.delete_obsolete_files()?;
+        Ok(inner)
+    }
+}
+
+/// Refuses a manifest that names tables which are gone: a manifest whose damaged last edits
+/// were taken for a torn tail (an edit is synced, and the tables it adds have durable entries,
+/// before anything it makes obsolete is deleted). Opening it would show stale data or fail
+/// reads later.
+fn check_tables_exist(
+    versions: &mut VersionSet,
+    names: &[String],
+    manifest_number: u64,
+) -> Result<()> {
+    let manifest = crate::file_names::manifest_file_name(manifest_number);
+    let present: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+    for number in versions.live_files() {
+        let table = crate::file_names::table_file_name(number);
+        if !present.contains(table.as_str()) {
+            return Err(Error::corruption(
+                manifest,
+                0,
+                format!("lists table {table}, which is missing (the manifest lost edits?)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Format 1 databases: the log number names an existing log whenever newer logs exist (a log
+/// was synced, so it survived a crash, before a newer one was created).
+fn check_legacy_log_number(
+    versions: &VersionSet,
+    names: &[String],
+    manifest_number: u64,
+) -> Result<()> {
+    let log = versions.log_number();
+    let log_wal = wal::wal_file_name(log);
+    let newer_wals = names
+        .iter()
+        .filter_map(|n| wal::parse_wal_file_name(n))
+        .any(|n| n > log);
+    if log > 0 && newer_wals && !names.contains(&log_wal) {
+        return Err(Error::corruption(
+            crate::file_names::manifest_file_name(manifest_number),
+            0,
+            format!(
+                "its log number names {log_wal}, which is missing while newer WALs exist \
+                 (the manifest lost edits?)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A directory without `CURRENT` is a new database only if it holds nothing of one: no table,
+/// no log holding a batch, no manifest describing data. (An interrupted creation leaves an
+/// empty manifest and an empty log; those are fine, and cleaned up.) Anything else is
+/// `Corruption`: `CURRENT` was lost, and creating a database would delete the data.
+fn refuse_files_without_current(storage: &dyn Storage, names: &[String]) -> Result<()> {
+    let mut found = Vec::new();
+    let mut manifests = Vec::new();
+    for name in names {
+        let what = match parse_file_name(name) {
+            Some(FileKind::Table(_)) => Some("a table".to_owned()),
+            Some(FileKind::Wal(n)) => match WalReader::replay(storage, n, |_, _| Ok(())) {
+                Ok(r) if r.batches == 0 => None,
+                Ok(r) => Some(format!("a log holding {} batches", r.batches)),
+                Err(e) => Some(format!("a log that does not replay ({e})")),
+            },
+            Some(FileKind::Manifest(n)) => match manifest::replay(storage, n) {
+                Ok(r) => {
+                    let mut vs = r.versions;
+                    let tables = vs.live_files().len();
+                    if tables == 0 && vs.last_sequence() == 0 {
+                        None
+                    } else {
+                        manifests.push(n);
+                        Some(format!(
+                            "a manifest describing {tables} tables up to sequence number {}",
+                            vs.last_sequence()
+                        ))
+                    }
+                }
+                Err(e) => Some(format!("a manifest that does not replay ({e})")),
+            },
+            _ => None,
+        };
+        if let Some(what) = what {
+            found.push(format!("{name}: {what}"));
+        }
+    }
+    let Some(first) = found.first() else {
+        return Ok(());
+    };
+    let repair = match manifests.iter().max() {
+        Some(&n) => format!(
+            "; if {0} is the newest complete manifest, a file CURRENT holding the line \"{0}\" \
+             recovers the database",
+            crate::file_names::manifest_file_name(n)
+        ),
+        None => String::new(),
+    };
+    Err(Error::corruption(
+        crate::file_names::CURRENT,
+        0,
+        format!(
+            "CURRENT is missing but the directory holds {} of a database's files ({first}, ...); \
+             refusing to create a new database over them{repair}",
+            found.len()
+        ),
+    ))
+}
+
+fn validate(options: &Options) -> Result<()> {
+    if options.max_key_size > crate::batch::MAX_USER_KEY_SIZE {
+        return Err(Error::InvalidArgument(format!(
+            "max_key_size {} is over the format's limit of {} bytes",
+            options.max_key_size,
+            crate::batch::MAX_USER_KEY_SIZE
+        )));
+    }
+    if options.max_value_size > crate::batch::MAX_VALUE_SIZE {
+        return Err(Error::InvalidArgument(format!(
+            "max_value_size {} is over the format's limit of {} bytes",
+            options.max_value_size,
+            crate::batch::MAX_VALUE_SIZE
+        )));
+    }
+    if options.memtable_size < 64 * 1024 {
+        return Err(Error::InvalidArgument(
+            "memtable_size must be at least 64 KiB".into(),
+        ));
+    }
+    Ok(())
+}
