@@ -38,18 +38,20 @@ impl DbEntry {
             .ok_or_else(|| Error::InvalidArgument(format!("no keyspace number {index}")))
     }
 
-    /// Adds `bytes` to the debt and, past the bound, does one bounded maintenance step.
-    fn after_write(&self, bytes: usize) -> Result<(), Error> {
+    /// After a committed write of `bytes`: adds them to the debt and, past the bound, does one
+    /// bounded maintenance step. Never fails: the write is committed, so its result is the
+    /// commit's. A failed step has poisoned the database (the core does that), and the next
+    /// write reports the cause.
+    fn after_write(&self, bytes: usize) {
         let debt = self.debt.get() + bytes as u64;
         if debt < INLINE_STEP_EVERY {
             self.debt.set(debt);
-            return Ok(());
+            return;
         }
         self.debt.set(0);
-        self.db.maintain(Budget {
+        let _ = self.db.maintain(Budget {
             bytes: INLINE_STEP_BUDGET,
-        })?;
-        Ok(())
+        });
     }
 }
 
@@ -158,7 +160,8 @@ pub fn db_put_scratch(db: u32, ks: u32, key_len: u32, value_len: u32, sync: bool
             entry
                 .keyspace(ks)?
                 .put_opt(key, value, WriteOptions { sync })?;
-            entry.after_write(input.len())
+            entry.after_write(input.len());
+            Ok(())
         })
     }))
 }
@@ -169,7 +172,8 @@ pub fn db_delete_scratch(db: u32, ks: u32, key_len: u32, sync: bool) -> JsResult
     js_result(scratch::with_input(key_len, |key| {
         with_db(db, |entry| {
             entry.keyspace(ks)?.delete_opt(key, WriteOptions { sync })?;
-            entry.after_write(key.len())
+            entry.after_write(key.len());
+            Ok(())
         })
     }))
 }
@@ -187,7 +191,8 @@ pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     js_result(with_db(db, |entry| {
         let batch = decode_batch(entry, ops)?;
         entry.db.write(&batch, WriteOptions { sync })?;
-        entry.after_write(ops.len())
+        entry.after_write(ops.len());
+        Ok(())
     }))
 }
 

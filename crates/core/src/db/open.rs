@@ -242,10 +242,11 @@ fn check_legacy_log_number(
     Ok(())
 }
 
-/// A directory without `CURRENT` is a new database only if it holds nothing of one: no table,
-/// no log holding a batch, no manifest describing data. (An interrupted creation leaves an
-/// empty manifest and an empty log; those are fine, and cleaned up.) Anything else is
-/// `Corruption`: `CURRENT` was lost, and creating a database would delete the data.
+/// A directory without `CURRENT` is a new database only if it holds no data of one: no table
+/// and no log holding a write (the data of a database lives there; an interrupted creation
+/// leaves at most an empty log and a manifest, which are cleaned up). Anything else is
+/// `Corruption`: `CURRENT` was lost, and creating a database would delete the data. The message
+/// names the newest manifest that replays, the usual repair.
 fn refuse_files_without_current(storage: &dyn Storage, names: &[String]) -> Result<()> {
     let mut found = Vec::new();
     let mut manifests = Vec::new();
@@ -253,26 +254,16 @@ fn refuse_files_without_current(storage: &dyn Storage, names: &[String]) -> Resu
         let what = match parse_file_name(name) {
             Some(FileKind::Table(_)) => Some("a table".to_owned()),
             Some(FileKind::Wal(n)) => match WalReader::replay(storage, n, |_, _| Ok(())) {
-                Ok(r) if r.batches == 0 => None,
+                Ok(r) if r.last_seq.is_none() => None,
                 Ok(r) => Some(format!("a log holding {} batches", r.batches)),
                 Err(e) => Some(format!("a log that does not replay ({e})")),
             },
-            Some(FileKind::Manifest(n)) => match manifest::replay(storage, n) {
-                Ok(r) => {
-                    let mut vs = r.versions;
-                    let tables = vs.live_files().len();
-                    if tables == 0 && vs.last_sequence() == 0 {
-                        None
-                    } else {
-                        manifests.push(n);
-                        Some(format!(
-                            "a manifest describing {tables} tables up to sequence number {}",
-                            vs.last_sequence()
-                        ))
-                    }
+            Some(FileKind::Manifest(n)) => {
+                if manifest::replay(storage, n).is_ok() {
+                    manifests.push(n);
                 }
-                Err(e) => Some(format!("a manifest that does not replay ({e})")),
-            },
+                None
+            }
             _ => None,
         };
         if let Some(what) = what {
@@ -294,8 +285,8 @@ fn refuse_files_without_current(storage: &dyn Storage, names: &[String]) -> Resu
         crate::file_names::CURRENT,
         0,
         format!(
-            "CURRENT is missing but the directory holds {} of a database's files ({first}, ...); \
-             refusing to create a new database over them{repair}",
+            "CURRENT is missing but the directory holds {} file(s) with a database's data \
+             ({first}, ...); refusing to create a new database over them{repair}",
             found.len()
         ),
     ))

@@ -101,7 +101,7 @@ struct State {
     calls: u64,
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 struct Faults {
     failing_syncs: u64,
     write_budget: Option<u64>,
@@ -109,10 +109,14 @@ struct Faults {
     armed: Option<Armed>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Armed {
-    /// The call number that faults.
-    at: u64,
+    /// Which matching call faults (1 = the first).
+    nth: u64,
+    /// Matching calls so far.
+    seen: u64,
+    /// Only calls on files whose name starts with this count (all calls if `None`).
+    only: Option<String>,
     fault: Fault,
     fired: bool,
 }
@@ -176,10 +180,20 @@ impl FaultyStorage {
 
     /// Arms `fault` at the `nth` I/O call from now (1 = the next call). Replaces any armed one.
     pub fn arm(&self, nth: u64, fault: Fault) {
-        let mut st = self.state();
-        let at = st.calls + nth.max(1);
-        st.faults.armed = Some(Armed {
-            at,
+        self.arm_with(None, nth, fault);
+    }
+
+    /// Arms `fault` at the `nth` I/O call from now on a file whose name starts with `prefix`
+    /// (`"MANIFEST-"`, `"wal-"`, ...); other calls do not count. Replaces any armed one.
+    pub fn arm_on(&self, prefix: &str, nth: u64, fault: Fault) {
+        self.arm_with(Some(prefix.to_owned()), nth, fault);
+    }
+
+    fn arm_with(&self, only: Option<String>, nth: u64, fault: Fault) {
+        self.state().faults.armed = Some(Armed {
+            nth: nth.max(1),
+            seen: 0,
+            only,
             fault,
             fired: false,
         });
@@ -187,7 +201,7 @@ impl FaultyStorage {
 
     /// Whether the armed fault was reached.
     pub fn fault_fired(&self) -> bool {
-        self.state().faults.armed.is_some_and(|a| a.fired)
+        self.state().faults.armed.as_ref().is_some_and(|a| a.fired)
     }
 
     /// I/O calls made through the wrapper so far (module doc).
@@ -307,7 +321,11 @@ impl State {
         if armed.fired && armed.fault == Fault::Crash {
             return Err(crashed(op, name));
         }
-        if self.calls != armed.at {
+        if armed.fired || armed.only.as_deref().is_some_and(|p| !name.starts_with(p)) {
+            return Ok(Gate::Go);
+        }
+        armed.seen += 1;
+        if armed.seen != armed.nth {
             return Ok(Gate::Go);
         }
         armed.fired = true;
@@ -664,6 +682,9 @@ mod tests {
         assert!(s.fault_fired());
         f.write_at(3, b"3").unwrap();
         assert_eq!(contents(&s, "a"), b"1223");
+        s.arm_on("b", 1, Fault::Error);
+        f.sync().unwrap();
+        assert!(!s.fault_fired(), "a call on another file does not count");
         s.arm(1, Fault::Crash);
         assert!(f.sync().is_err());
         assert!(s.list().is_err());
