@@ -222,6 +222,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       memtableBytes: f[3] ?? 0,
       cacheBytes: f[4] ?? 0,
       tableBytes: f[5] ?? 0,
+      directorySync: this.db.storage.directorySync ?? "ok",
     };
   }
 

@@ -113,6 +113,14 @@ export interface Snapshot extends Disposable {
   readonly closed: boolean;
 }
 
+/**
+ * Whether the file system makes creations, renames and removals durable: `"ok"`, it does (every
+ * directory sync so far succeeded; opening a database does one); `"unsupported"`, it refused to
+ * sync the directory (some file systems cannot), so after a power loss a file created or renamed
+ * since may be missing or have its old name. Writes never fail because of it.
+ */
+export type DirectorySync = "ok" | "unsupported";
+
 /** Sizes and counts of a database. */
 export interface Stats {
   /** Entries in tables and memtables (every version and tombstone counts). */
@@ -125,6 +133,8 @@ export interface Stats {
   memtableBytes: number;
   cacheBytes: number;
   tableBytes: number;
+  /** Whether directory syncs work here (see {@link DirectorySync}); always `"ok"` in browsers. */
+  directorySync: DirectorySync;
 }
 
 /** One operation of an array batch. Without `keyspace`, the database's default keyspace. */
@@ -223,7 +233,10 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   compact(range?: { start?: K; end?: K }): void;
   /** One bounded step of flush or compaction; returns whether more work is pending. */
   maintain(budgetBytes?: number): boolean;
-  /** Writes a consistent copy of the database into directory `destination` (must not exist). */
+  /**
+   * Writes a consistent copy of the database into directory `destination`, which must not
+   * exist or be empty (created if missing); one holding any file is `ALREADY_EXISTS`.
+   */
   checkpoint(destination: string): void;
   stats(): Stats;
   /** Closes the database; pending writes are durable per their `sync` option. Idempotent. */
@@ -297,6 +310,10 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   flush(): Promise<void>;
   compact(range?: { start?: K; end?: K }): Promise<void>;
   maintain(budgetBytes?: number): Promise<boolean>;
+  /**
+   * A consistent copy of the database: in Node into directory `destination`, as
+   * {@link SyncDatabase.checkpoint}; in browsers into new database `destination`.
+   */
   checkpoint(destination: string): Promise<void>;
   stats(): Promise<Stats>;
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 // The behaviour of every call of the public API, through the synchronous API (openSync) and the
 // Promise API (open). Each test is named after the behaviour it holds the implementation to.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -929,6 +929,30 @@ describe("flush, compact, checkpoint, stats", () => {
     cp2.close();
   });
 
+  // The rule: a directory that does not exist or is empty (created if missing); one holding any
+  // file is ALREADY_EXISTS (bad-input.test.ts). The native core follows the same rule.
+  it("a checkpoint into an existing empty directory writes the copy there", async () => {
+    const base = tempDir("checkpoint-empty");
+    const db = openSync(join(base, "db"));
+    db.put("a", "1");
+    const empty = join(base, "empty");
+    mkdirSync(empty);
+    db.checkpoint(empty);
+    db.put("b", "after");
+    db.close();
+    const cp = openSync(empty);
+    expect([...cp.iterator()]).toEqual([["a", "1"]]);
+    cp.close();
+    const adb = await open(join(base, "db"));
+    const emptyToo = join(base, "empty-too");
+    mkdirSync(emptyToo);
+    await adb.checkpoint(emptyToo);
+    await adb.close();
+    const cp2 = openSync(emptyToo);
+    expect(cp2.get("b")).toBe("after");
+    cp2.close();
+  });
+
   it("stats fields are sane", async () => {
     const db = openSync(freshPath("stats"), { autoMaintenance: false, blockCacheSize: 1 << 20 });
     const empty = db.stats();
@@ -964,8 +988,10 @@ describe("flush, compact, checkpoint, stats", () => {
     db.delete("key1");
     expect(db.stats().entries).toBe(301); // a tombstone counts
     db.close();
+    expect(t.directorySync).toBe("ok"); // this file system syncs directories
     const adb = await open(db.location);
     expect((await adb.stats()).levels.length).toBe(t.levels.length);
+    expect((await adb.stats()).directorySync).toBe("ok");
     await adb.close();
   });
 
