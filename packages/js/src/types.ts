@@ -5,10 +5,16 @@
  * @module
  */
 
-/** Encodings of keys: `"utf8"` (JS strings, stored as their UTF-8 bytes) or `"binary"`. */
+/**
+ * Encodings of keys: `"utf8"` (JS strings, stored as their UTF-8 bytes; a string with a lone
+ * surrogate, which UTF-8 cannot hold, is `INVALID_ARGUMENT`) or `"binary"`.
+ */
 export type KeyEncoding = "utf8" | "binary";
 
-/** Encodings of values: `"utf8"`, `"binary"`, or `"json"` (any JSON-serialisable value). */
+/**
+ * Encodings of values: `"utf8"` (strings, well-formed as for keys), `"binary"`, or `"json"` (any
+ * JSON-serialisable value).
+ */
 export type ValueEncoding = "utf8" | "binary" | "json";
 
 /** A value the `"json"` encoding round-trips. */
@@ -137,10 +143,20 @@ export interface Stats {
   directorySync: DirectorySync;
 }
 
-/** One operation of an array batch. Without `keyspace`, the database's default keyspace. */
+/**
+ * One operation of an array batch. Without `keyspace`, in the database's default keyspace; with
+ * one (a keyspace object of the same database, as `db.keyspace(name)` returns it; not its
+ * name), in that keyspace, with its encodings.
+ */
 export type BatchOperation<K, V> =
-  | { type: "put"; key: K; value: V }
-  | { type: "delete"; key: K };
+  | { type: "put"; key: K; value: V; keyspace?: undefined }
+  | { type: "delete"; key: K; keyspace?: undefined }
+  | KeyspaceBatchOperation<unknown, unknown>;
+
+/** An operation of an array batch in keyspace `keyspace` (annotate it to check its types). */
+export type KeyspaceBatchOperation<K, V> =
+  | { type: "put"; key: K; value: V; keyspace: KeyspaceRef<K, V> }
+  | { type: "delete"; key: K; keyspace: KeyspaceRef<K, V> };
 
 /**
  * Names one keyspace of one database, with the JS types of its keys and values. Keyspaces share
@@ -218,13 +234,13 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>>;
   /** A chained batch. */
   batch(): SyncBatch<K, V>;
-  /** Applies `operations` (default keyspace) atomically. */
+  /** Applies `operations` atomically (each in its `keyspace`, default the database's). */
   batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): void;
   snapshot(): Snapshot;
   transaction(): SyncTransaction<K, V>;
   /**
    * Runs `body` in a transaction and commits it, retrying on `CONFLICT` (up to `retries`
-   * times, default 10). Returns what `body` returned.
+   * times, a non-negative integer, default 10). Returns what `body` returned.
    */
   transact<T>(body: (tx: SyncTransaction<K, V>) => T, options?: WriteOptions & { retries?: number }): T;
   /** Writes the memtable to a table file. */

@@ -164,6 +164,17 @@ describe("encodings", () => {
     await adb.close();
   });
 
+  // json text escapes a lone surrogate ("\ud800"), so such strings round-trip, unlike utf8 ones
+  // (which are INVALID_ARGUMENT: bad-input.test.ts).
+  it("json values holding lone surrogates round-trip exactly", () => {
+    const db = openSync(freshPath("enc-json-surrogates"), { valueEncoding: "json" });
+    const value = { lone: "\uD800", low: "\uDC00x", [`key\uDBFF`]: ["\uDFFF"] };
+    db.put("a", value);
+    expect(db.get("a")).toEqual(value);
+    expect((db.get("a") as { lone: string }).lone).not.toBe("\uFFFD");
+    db.close();
+  });
+
   it("encodings are views of the same bytes: a utf8 key read back as binary is its UTF-8", () => {
     const dir = freshPath("enc-views");
     const db = openSync(dir);
@@ -626,6 +637,39 @@ describe("atomic batches", () => {
     await adb.batch([{ type: "delete", key: "a" }], { sync: true });
     await adb.batch().put("c", "3").delete("b").write();
     expect(await adb.iterator().all()).toEqual([["c", "3"]]);
+    await adb.close();
+  });
+
+  // Regression: the `keyspace` field of an array batch's operations was ignored, so
+  // `db.batch([{ type: "put", key, value, keyspace: ks }])` wrote into the default keyspace.
+  it("an array batch operation's keyspace field writes into that keyspace, with its encodings, atomically", async () => {
+    const db = openSync(freshPath("batch-array-ks"));
+    const ks = db.keyspace("ks", { valueEncoding: "json" });
+    const blobs = db.keyspace("blobs", { keyEncoding: "binary", valueEncoding: "binary" });
+    db.put("gone", "x");
+    ks.put("gone", 1);
+    db.batch([
+      { type: "put", key: "a", value: "default" },
+      { type: "put", key: "a", value: { in: "ks" }, keyspace: ks },
+      { type: "put", key: bytes(1), value: bytes(2), keyspace: blobs },
+      { type: "delete", key: "gone", keyspace: ks },
+      { type: "put", key: "b", value: "default", keyspace: undefined },
+    ]);
+    expect([...db.iterator()]).toEqual([
+      ["a", "default"],
+      ["b", "default"],
+      ["gone", "x"],
+    ]);
+    expect([...ks.iterator()]).toEqual([["a", { in: "ks" }]]);
+    expect([...blobs.iterator()].map(([k, v]) => [[...k], [...v]])).toEqual([[[1], [2]]]);
+    db.close();
+    // The Promise API, with keyspaces of the Promise API.
+    const adb = await open(db.location);
+    const aks = await adb.keyspace("ks", { valueEncoding: "json" });
+    await adb.batch([{ type: "put", key: "c", value: [3], keyspace: aks }, { type: "delete", key: "a" }], { sync: true });
+    expect(await aks.get("c")).toEqual([3]);
+    expect(await adb.get("c")).toBeUndefined();
+    expect(await adb.get("a")).toBeUndefined();
     await adb.close();
   });
 
