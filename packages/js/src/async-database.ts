@@ -121,17 +121,17 @@ class AsyncBatch implements Batch<unknown, unknown> {
   constructor(readonly inner: SyncBatch<unknown, unknown>) {}
 
   put(key: unknown, value: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
-    this.inner.put(key, value, unwrap(keyspace) as KeyspaceRef<unknown, unknown>);
+    this.inner.put(key, value, keyspace as KeyspaceRef<unknown, unknown>);
     return this;
   }
 
   delete(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
-    this.inner.delete(key, unwrap(keyspace) as KeyspaceRef<unknown, unknown>);
+    this.inner.delete(key, keyspace as KeyspaceRef<unknown, unknown>);
     return this;
   }
 
   deleteRange(range: { gte: unknown; lt: unknown }, keyspace?: KeyspaceRef<unknown, unknown>): this {
-    this.inner.deleteRange(range, unwrap(keyspace) as KeyspaceRef<unknown, unknown>);
+    this.inner.deleteRange(range, keyspace as KeyspaceRef<unknown, unknown>);
     return this;
   }
 
@@ -152,15 +152,15 @@ class AsyncTransaction implements Transaction<unknown, unknown> {
   constructor(readonly inner: SyncTransaction<unknown, unknown>) {}
 
   get(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): Promise<unknown> {
-    return settle(() => this.inner.get(key, unwrap(keyspace) as KeyspaceRef<unknown, unknown>));
+    return settle(() => this.inner.get(key, keyspace as KeyspaceRef<unknown, unknown>));
   }
 
   put(key: unknown, value: unknown, keyspace?: KeyspaceRef<unknown, unknown>): void {
-    this.inner.put(key, value, unwrap(keyspace) as KeyspaceRef<unknown, unknown>);
+    this.inner.put(key, value, keyspace as KeyspaceRef<unknown, unknown>);
   }
 
   delete(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): void {
-    this.inner.delete(key, unwrap(keyspace) as KeyspaceRef<unknown, unknown>);
+    this.inner.delete(key, keyspace as KeyspaceRef<unknown, unknown>);
   }
 
   commit(options?: WriteOptions): Promise<void> {
@@ -174,13 +174,6 @@ class AsyncTransaction implements Transaction<unknown, unknown> {
   [Symbol.asyncDispose](): Promise<void> {
     return this.rollback();
   }
-}
-
-/** The synchronous store behind a keyspace of either API (`undefined` stays `undefined`). */
-function unwrap(
-  keyspace: KeyspaceRef<unknown, unknown> | undefined,
-): KeyspaceRef<unknown, unknown> | undefined {
-  return keyspace instanceof AsyncStore ? keyspace.store : keyspace;
 }
 
 export class AsyncDatabase extends AsyncStore implements Database<unknown, unknown> {
@@ -231,7 +224,7 @@ export class AsyncDatabase extends AsyncStore implements Database<unknown, unkno
 
   transact<T>(
     body: (tx: Transaction<unknown, unknown>) => Promise<T>,
-    options: WriteOptions & { retries?: number } = {},
+    options?: WriteOptions & { retries?: number },
   ): Promise<T> {
     return runTransaction(() => this.transaction(), body, options);
   }

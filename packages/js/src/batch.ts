@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { deleteRangeArgument } from "./arguments.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "./packed-ops.js";
 import { writePacked } from "./write-packed.js";
@@ -18,7 +19,7 @@ export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
   ) {}
 
   #target(keyspace: KeyspaceRef<unknown, unknown> | undefined): StoreImpl {
-    return keyspace === undefined ? this.store : storeOf(this.db, keyspace);
+    return storeOf(this.store, keyspace);
   }
 
   put(key: unknown, value: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
@@ -34,8 +35,9 @@ export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
   }
 
   deleteRange(range: { gte: unknown; lt: unknown }, keyspace?: KeyspaceRef<unknown, unknown>): this {
+    const { gte, lt } = deleteRangeArgument(range);
     const s = this.#target(keyspace);
-    this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, s.encodeKey(range.gte), s.encodeKey(range.lt));
+    this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, s.encodeKey(gte), s.encodeKey(lt));
     return this;
   }
 

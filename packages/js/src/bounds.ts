@@ -1,13 +1,14 @@
 /**
- * Range options in bytes: the bounds an iterator or count walks, and the checks of `limit` and
- * `reverse`. Used by the engine-side iterators and by the browser page, which encodes ranges
- * before they cross to its worker.
+ * Range options in bytes: the bounds an iterator or count walks. Used by the engine-side
+ * iterators and by the browser page, which encodes ranges before they cross to its worker.
  *
  * @module
  */
 import type { Codec } from "./codec.js";
-import { invalidArgument } from "./errors.js";
 import type { IteratorOptions } from "./types.js";
+
+// The worker's executor checks `reverse` of ranges from other tabs with the public check.
+export { checkLimit, checkReverse } from "./arguments.js";
 
 /** A range in bytes: the tighter of `gt`/`gte` and of `lt`/`lte`, plus a prefix. */
 export interface ByteBounds {
@@ -51,23 +52,4 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
     }
   }
   return a.length - b.length;
-}
-
-/** `options.limit` checked: `Infinity` when absent or negative (level's convention: none). */
-export function checkLimit(limit: unknown): number {
-  if (limit === undefined || limit === Infinity || (typeof limit === "number" && limit < 0)) {
-    return Infinity;
-  }
-  if (typeof limit !== "number" || !Number.isInteger(limit)) {
-    throw invalidArgument(`options.limit must be an integer, got ${String(limit)}`);
-  }
-  return limit;
-}
-
-/** `options.reverse` checked: a boolean or absent. */
-export function checkReverse(reverse: unknown): boolean {
-  if (reverse !== undefined && typeof reverse !== "boolean") {
-    throw invalidArgument(`options.reverse must be a boolean, got ${typeof reverse}`);
-  }
-  return reverse === true;
 }

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { checkOpenOptions, option } from "./open-options.js";
+import { option, optionsObject } from "./arguments.js";
+import { checkOpenOptions } from "./open-options.js";
 import { ShaleError, invalidArgument } from "./errors.js";
 import { loadWasm } from "./init-async.js";
 import { Connection } from "./browser/connection.js";
@@ -55,7 +56,7 @@ export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEnco
 ): Promise<BrowserDatabase<KeyOf<KE>, ValueOf<VE>>> {
   checkDatabaseName(name);
   const checked = checkOpenOptions(options);
-  const o = options ?? {};
+  const o = optionsObject(options);
   const exclusive = option(o, "exclusive", "boolean", false);
   const persist = option(o, "persist", "boolean", true);
   const connection = await Connection.open({
@@ -99,10 +100,10 @@ export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEnco
 export async function importDatabase(
   name: string,
   archive: Blob | ArrayBuffer | Uint8Array,
-  options: { overwrite?: boolean } = {},
+  options?: { overwrite?: boolean },
 ): Promise<void> {
   checkDatabaseName(name);
-  const overwrite = option(options, "overwrite", "boolean", false);
+  const overwrite = option(optionsObject(options), "overwrite", "boolean", false);
   let blob: Blob;
   if (archive instanceof Blob) {
     blob = archive;

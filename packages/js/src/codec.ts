@@ -4,11 +4,16 @@
  * Key order is byte order. A `"utf8"` key is stored as its UTF-8 bytes, so keys sort by code
  * point — which differs from JavaScript's `<` on strings (UTF-16 code units) for characters
  * above U+FFFF against those in U+E000–U+FFFF: `"\u{1F600}" > "\uFFFD"` in ShaleDB, but `<` in JS.
+ * A `"utf8"` key or value must be well-formed UTF-16 (no lone surrogate), so that it reads back
+ * as written and two different strings are never one key.
  *
  * @module
  */
+import { bytesArgument, describe, wellFormedString } from "./arguments.js";
 import { invalidArgument } from "./errors.js";
 import type { KeyEncoding, ValueEncoding } from "./types.js";
+
+export { describe } from "./arguments.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: false });
@@ -23,28 +28,17 @@ export interface Codec<T> {
 
 const utf8: Codec<string> = {
   name: "utf8",
-  encode(value, what) {
-    if (typeof value !== "string") {
-      throw invalidArgument(`${what} must be a string (encoding "utf8"), got ${describe(value)}`);
-    }
-    return encoder.encode(value);
-  },
+  encode: (value, what) => encoder.encode(wellFormedString(value, what, "utf8")),
   decode: (bytes) => decoder.decode(bytes),
 };
 
 const binary: Codec<Uint8Array> = {
   name: "binary",
-  encode(value, what) {
-    if (!(value instanceof Uint8Array)) {
-      throw invalidArgument(
-        `${what} must be a Uint8Array (encoding "binary"), got ${describe(value)}`,
-      );
-    }
-    return value;
-  },
+  encode: (value, what) => bytesArgument(value, what),
   decode: (bytes) => bytes,
 };
 
+/** JSON text escapes lone surrogates (`"\ud800"`), so every string round-trips. */
 const json: Codec<unknown> = {
   name: "json",
   encode(value, what) {
@@ -62,9 +56,9 @@ const json: Codec<unknown> = {
   decode: (bytes) => JSON.parse(decoder.decode(bytes)) as unknown,
 };
 
-/** The codec of key encoding `name`. */
-export function keyCodec(name: KeyEncoding | undefined): Codec<unknown> {
-  switch (name ?? "utf8") {
+/** The codec of key encoding `name` (checked by `encodingNames` in `arguments.ts`). */
+export function keyCodec(name: KeyEncoding): Codec<unknown> {
+  switch (name) {
     case "utf8":
       return utf8 as Codec<unknown>;
     case "binary":
@@ -74,9 +68,9 @@ export function keyCodec(name: KeyEncoding | undefined): Codec<unknown> {
   }
 }
 
-/** The codec of value encoding `name`. */
-export function valueCodec(name: ValueEncoding | undefined): Codec<unknown> {
-  switch (name ?? "utf8") {
+/** The codec of value encoding `name` (checked by `encodingNames` in `arguments.ts`). */
+export function valueCodec(name: ValueEncoding): Codec<unknown> {
+  switch (name) {
     case "utf8":
       return utf8 as Codec<unknown>;
     case "binary":
@@ -84,18 +78,6 @@ export function valueCodec(name: ValueEncoding | undefined): Codec<unknown> {
     case "json":
       return json;
     default:
-      throw invalidArgument(
-        `unknown valueEncoding ${describe(name)} (use "utf8", "binary" or "json")`,
-      );
+      throw invalidArgument(`unknown valueEncoding ${describe(name)} (use "utf8", "binary" or "json")`);
   }
-}
-
-/** A short description of a value's type for error messages. */
-export function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (value instanceof Uint8Array) return "a Uint8Array";
-  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  if (typeof value === "object") return `an object (${value.constructor?.name ?? "Object"})`;
-  return typeof value;
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { recordioArguments } from "./arguments.js";
 import { call as callWasm, wasm } from "./engine.js";
 import { ShaleError } from "./errors.js";
 
@@ -33,16 +34,17 @@ export function version(): string {
  * over `MemoryStorage`) and reads them back (`recordio::Reader`). Returns the records read, in
  * order: equal to `records` unless the core has a bug. A smoke test of the whole stack.
  *
- * @throws {ShaleError} `INVALID_ARGUMENT` for an unknown compression or format or a record that is
- *   neither a `Uint8Array` nor `null`; any error of the core.
+ * @throws {ShaleError} `INVALID_ARGUMENT` for `records` that is not an array, a record that is
+ *   neither a `Uint8Array` nor `null`, an unknown compression or format; any error of the core.
  */
 export function recordioRoundTrip(
   records: readonly RecordValue[],
-  options: { compression?: Compression; format?: RecordioFormat } = {},
+  options?: { compression?: Compression; format?: RecordioFormat },
 ): RecordValue[] {
-  const compression: string = options.compression ?? "none";
-  const format: string = options.format ?? "shale";
-  return callWasm(() => wasm.recordioRoundTrip([...records], compression, format));
+  const checked = recordioArguments(records, options);
+  return callWasm(() =>
+    wasm.recordioRoundTrip(checked.records as RecordValue[], checked.compression, checked.format),
+  );
 }
 
 /** Triggers a panic inside the WebAssembly module. For tests of the panic path only. @internal */

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { checkLimit, checkReverse, encodeBounds } from "./bounds.js";
+import { checkLimit, iteratorOptions } from "./arguments.js";
+import { encodeBounds } from "./bounds.js";
 import type { Codec } from "./codec.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { EntryBatch, type IterationMode } from "./entry-batch.js";
@@ -32,7 +33,7 @@ export class SyncIterator<T> implements SyncEntryIterator<T> {
   constructor(
     db: DatabaseHandle,
     keyspace: number,
-    options: IteratorOptions<unknown>,
+    iterationOptions: unknown,
     mode: IterationMode,
     keys: Codec<unknown>,
     values: Codec<unknown>,
@@ -41,8 +42,8 @@ export class SyncIterator<T> implements SyncEntryIterator<T> {
     this.#mode = mode;
     this.#keys = keys;
     this.#values = values;
+    const options: IteratorOptions<unknown> = iteratorOptions(iterationOptions);
     this.#remaining = checkLimit(options.limit);
-    checkReverse(options.reverse);
     if (this.#remaining === 0) {
       // Checked like any other, but there is nothing to open.
       encodeBounds(options, keys);

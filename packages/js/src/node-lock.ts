@@ -1,31 +1,69 @@
 /**
- * The lock-file protocol (version 1) for Node.js, step for step the one of native ShaleDB
- * (`crates/core/src/storage/lock_file.rs`, docs/FORMAT.md "LOCK file"), so that a native process
- * and a Node.js process never hold one database directory at the same time. `fs` has no `flock`,
- * hence a lock *file*. To take lock `NAME`:
+ * The lock file of Node.js, following the protocol of native ShaleDB
+ * (`crates/core/src/storage/lock_file.rs`), so that a native process and a Node.js process never
+ * hold one database directory at the same time. The text from "The lock-file protocol" to the
+ * end of its limits is the same, byte for byte, there and in `docs/FORMAT.md` (a test compares
+ * them).
  *
- * 1. Create `NAME` exclusively (`openSync(path, "wx")`) and write exactly
- *    `shaledb-lock 1\npid <pid>\nstart <start>\n`, where `start` is field 22 of
- *    `/proc/self/stat` on Linux (counted after the last `)`) and `0` elsewhere.
- * 2. If it exists, read it (at most 4 KiB) and judge it: same pid and start as this process →
- *    held (a second open in one process conflicts); on Linux, `/proc/<pid>/stat` absent, a
- *    zombie (`Z`/`X`), or a recorded non-zero start that differs → stale; otherwise held.
- *    Without `/proc` the lock counts as held. Contents that do not parse are stale once the
- *    file's mtime is at least 5 s old, held before.
- * 3. Stale: re-read; if the bytes are unchanged, remove the file and go back to 1. After
- *    {@link LOCK_ATTEMPTS} rounds give up.
- * 4. Release: remove the file only if it still holds exactly our text.
+ * The lock-file protocol, version 1. The lock is a *lock file*, not `flock`/`fcntl`, so that
+ * native ShaleDB and Node.js (whose `fs` has no `flock`) follow one protocol on one directory.
+ * To take lock `NAME` in a directory:
  *
- * The limits are the native ones: two processes taking over the *same* stale lock at the same
- * instant can both win (a window of microseconds, only after a crash), and processes in
- * different PID namespaces must not share a directory.
+ * 1. Write, in UTF-8, exactly this text, each line ending in `\n`:
+ *    ```text
+ *    shaledb-lock 1
+ *    pid <decimal process id>
+ *    start <decimal process start time>
+ *    ```
+ *    into a new temporary file `NAME.<pid>.<16 random hex digits>.tmp` in the same directory
+ *    (created exclusively; if the name exists, draw another). The start time tells a reused
+ *    pid from the original process: on Linux it is field 22 of `/proc/self/stat` (`starttime`,
+ *    clock ticks since boot; the command name in field 2 is parenthesised and may contain
+ *    spaces, so count fields after the *last* `)`); elsewhere `0`.
+ * 2. Hard-link the temporary file to `NAME` (`link(2)`; Rust `std::fs::hard_link`, Node
+ *    `fs.linkSync`), then remove the temporary file, whatever the outcome. The link fails if
+ *    `NAME` exists, so it is the exclusive create, and `NAME` appears with its whole text: no
+ *    reader ever sees it empty or half written. Linked: the lock is held. `NAME` exists: go to
+ *    step 3. The link failed otherwise (file systems without hard links fail with `EPERM`,
+ *    `ENOTSUP`, `EOPNOTSUPP`, `EXDEV` or `ENOSYS`): fall back to creating `NAME` exclusively
+ *    (`O_CREAT|O_EXCL`; Node `fs.openSync(path, "wx")`) and writing the text into it; created:
+ *    the lock is held; `NAME` exists: go to step 3.
+ * 3. Read `NAME` (at most 4 KiB) and parse it: the first line starts with `shaledb-lock `, a
+ *    `pid` line is required, `start` defaults to `0`, unknown lines are ignored.
+ *    - Same pid and start as the caller: held by this very process (a second open in one
+ *      process conflicts): locked.
+ *    - Linux: `/proc/<pid>/stat` is absent, or the process is a zombie (state `Z` or `X`), or
+ *      the recorded start is not `0` and differs from the process's: the owner is gone, the
+ *      lock is **stale**. Otherwise it is held: locked, naming the pid.
+ *    - Where liveness cannot be checked (no `/proc`: macOS, Windows, ...) the lock counts as
+ *      held, and the error says to remove the file by hand if no ShaleDB process runs.
+ *    - Contents that do not parse are stale once the file's modification time is at least 5
+ *      seconds old, and held before. Step 2 never shows a partial file, so only the fallback
+ *      or an older version of ShaleDB (which created the file, then wrote it) leaves one, when
+ *      killed or stalled between its create and its write; the 5 seconds let a stalled writer
+ *      finish rather than have its live lock broken.
+ * 4. To take over a stale lock: read `NAME` again; if its bytes are unchanged, remove it and go
+ *    back to step 1. Give up (locked) after 8 rounds.
+ * 5. To release: read `NAME`; remove it only if it still holds exactly the text written in
+ *    step 1 (a lock taken over after its owner was presumed dead is not the owner's to remove).
+ *
+ * A temporary file left behind (its process was killed between steps 1 and 2) blocks nothing:
+ * only `NAME` is judged. It may be removed by hand once no ShaleDB process uses the directory.
+ *
+ * Limits, shared by any implementation of this protocol without `flock`: two processes that
+ * take over the *same* stale lock at the same instant can both succeed if one removes the file
+ * between the other's re-read and remove (the window is microseconds, and only ever opens after
+ * a crash); processes in different PID namespaces (containers) sharing one directory cannot
+ * see each other's pids, so they must not share a database directory.
  *
  * @module
  */
+import { randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
   fstatSync,
+  linkSync,
   openSync,
   readFileSync,
   readSync,
@@ -33,7 +71,10 @@ import {
   writeSync,
 } from "node:fs";
 
-/** How old (by mtime, in milliseconds) an unparseable lock file must be to count as stale. */
+/**
+ * How old (by mtime, in milliseconds) an unparseable lock file must be to count as stale (step 3:
+ * only the fallback of step 2 or an older version leaves one).
+ */
 export const GARBLED_LOCK_STALE_AFTER_MS = 5000;
 
 /** How many create / take-over rounds {@link acquireLock} tries before reporting `LOCKED`. */
@@ -133,16 +174,19 @@ class LockFile implements HeldLock {
   }
 }
 
+/** How the lock file is linked into place: `fs.linkSync` (tests fail it instead). */
+export type LinkFn = (existingPath: string, newPath: string) => void;
+
 /**
- * Takes the lock file at `path` (called `name` in messages) by the protocol above. Throws a
- * {@link CodedError} with code `LOCKED` naming the holder when it is held, or with the errno code
- * of a failed `fs` call.
+ * Takes the lock file at `path` (called `name` in messages) by the protocol above, linking with
+ * `link`. Throws a {@link CodedError} with code `LOCKED` naming the holder when it is held, or
+ * with the errno code of a failed `fs` call.
  */
-export function acquireLock(path: string, name: string): HeldLock {
+export function acquireLock(path: string, name: string, link: LinkFn = linkSync): HeldLock {
   const me = currentOwner();
   const text = new TextEncoder().encode(ownerText(me));
   for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
-    if (createExclusive(path, name, text)) {
+    if (createComplete(path, name, text, me.pid, link)) {
       return new LockFile(path, text);
     }
     let seen: SeenLock;
@@ -166,8 +210,54 @@ export function acquireLock(path: string, name: string): HeldLock {
   );
 }
 
-/** Step 1: creates the lock file with `text`; `false` if it exists already. */
-function createExclusive(path: string, name: string, text: Uint8Array): boolean {
+/** Steps 1 and 2: makes `path` appear holding `text`; `false` if it exists already. */
+function createComplete(path: string, name: string, text: Uint8Array, pid: number, link: LinkFn): boolean {
+  const temp = writeTemporary(path, name, text, pid);
+  let linkError: unknown;
+  try {
+    link(temp, path);
+  } catch (error) {
+    linkError = error;
+  }
+  // Whatever the outcome: a leftover would block nothing, but would clutter the directory.
+  try {
+    unlinkSync(temp);
+  } catch {
+    // Best effort, as above.
+  }
+  if (linkError === undefined) {
+    return true;
+  }
+  if (errorCode(linkError) === "EEXIST") {
+    return false;
+  }
+  // No hard links on this file system: create and write (the file is briefly empty).
+  return createThenWrite(path, name, text);
+}
+
+/** Step 1: a new temporary file beside `path` holding `text`; returns its path. */
+function writeTemporary(path: string, name: string, text: Uint8Array, pid: number): string {
+  let clash: unknown;
+  for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
+    const temp = `${path}.${pid}.${randomBytes(8).toString("hex")}.tmp`;
+    let fd: number;
+    try {
+      fd = openSync(temp, "wx");
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") {
+        clash = error;
+        continue;
+      }
+      throw fsError("lock", name, error);
+    }
+    writeAllOrRemove(fd, temp, name, text);
+    return temp;
+  }
+  throw fsError("lock", name, clash);
+}
+
+/** The fallback of step 2: creates `path` exclusively, then writes `text`; `false` if it exists. */
+function createThenWrite(path: string, name: string, text: Uint8Array): boolean {
   let fd: number;
   try {
     fd = openSync(path, "wx");
@@ -177,6 +267,12 @@ function createExclusive(path: string, name: string, text: Uint8Array): boolean 
     }
     throw fsError("lock", name, error);
   }
+  writeAllOrRemove(fd, path, name, text);
+  return true;
+}
+
+/** Writes all of `text` into the new file `fd` at `path` and closes it; on failure removes it. */
+function writeAllOrRemove(fd: number, path: string, name: string, text: Uint8Array): void {
   try {
     let done = 0;
     while (done < text.length) {
@@ -192,7 +288,6 @@ function createExclusive(path: string, name: string, text: Uint8Array): boolean 
     throw fsError("lock", name, error);
   }
   closeQuietly(fd);
-  return true;
 }
 
 /** Step 3: removes a stale lock file if it still holds what was judged. */

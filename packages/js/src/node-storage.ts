@@ -7,6 +7,9 @@
  *   object allocated on the hot path.
  * - `sync` is `fdatasync`; on macOS that is not the `F_FULLFSYNC` native ShaleDB uses (Node has
  *   no way to ask for it), so there a power loss may lose what `sync` returned for.
+ * - `syncDir` fsyncs the directory. A file system that cannot (the fsync fails with `EINVAL`,
+ *   `EPERM`, ...) does not fail the call; it is recorded as `directorySync: "unsupported"`,
+ *   which `db.stats()` reports.
  * - Locks follow the lock-file protocol shared with native ShaleDB (`node-lock.ts`).
  * - Errors are `Error`s with the errno `code` of the failed call (`ENOENT`, `EEXIST`, `ENOSPC`,
  *   ...), `EBADF` for an unknown id, `EINVAL` for a name that is not a plain file name or a
@@ -35,6 +38,7 @@ import { acquireLock, codedError, errorCode, fsError } from "./node-lock.js";
 import type { CodedError, HeldLock } from "./node-lock.js";
 import { OpenMode } from "./storage-host.js";
 import type { StorageHost } from "./storage-host.js";
+import type { DirectorySync } from "./types.js";
 
 /** `fs.openSync` flags for each {@link OpenMode}, indexed by its number. */
 const OPEN_FLAGS: readonly string[] = ["r", "r+", "w+", "wx+"];
@@ -46,7 +50,21 @@ const MAX_ID = 0x7fff_ffff;
 export interface NodeFsStorageOptions {
   /** Create the directory (and its parents) if missing (default `true`). */
   readonly create?: boolean;
+  /** Fsyncs an open directory (default `fs.fsyncSync`; tests inject failures here). */
+  readonly fsyncDirectory?: (fd: number) => void;
 }
+
+/**
+ * Errors of a directory fsync that mean "this file system cannot sync a directory" (not "the
+ * sync failed"): `syncDir` carries on and reports `directorySync: "unsupported"`.
+ */
+const DIRECTORY_SYNC_UNSUPPORTED: ReadonlySet<string> = new Set([
+  "EISDIR",
+  "EPERM",
+  "EINVAL",
+  "ENOTSUP",
+  "EOPNOTSUPP",
+]);
 
 interface OpenFile {
   readonly fd: number;
@@ -59,6 +77,8 @@ export class NodeFsStorage implements StorageHost {
   readonly directory: string;
   readonly #files = new Map<number, OpenFile>();
   readonly #locks = new Map<number, HeldLock>();
+  readonly #fsyncDirectory: (fd: number) => void;
+  #directorySync: DirectorySync = "ok";
   #lastId = 0;
 
   /**
@@ -68,6 +88,7 @@ export class NodeFsStorage implements StorageHost {
    */
   constructor(directory: string, options: NodeFsStorageOptions = {}) {
     this.directory = resolve(directory);
+    this.#fsyncDirectory = options.fsyncDirectory ?? fsyncSync;
     let isDirectory: boolean;
     try {
       if (options.create ?? true) {
@@ -232,9 +253,18 @@ export class NodeFsStorage implements StorageHost {
   }
 
   /**
+   * `"unsupported"` once a directory fsync was refused (see {@link syncDir}): creations and
+   * renames may then not survive a power loss. `db.stats().directorySync` reports it.
+   */
+  get directorySync(): DirectorySync {
+    return this.#directorySync;
+  }
+
+  /**
    * Fsyncs the directory. Skipped on Windows (a directory cannot be opened for it, and NTFS
-   * journals directory changes); `EISDIR`, `EPERM` and `EINVAL` from the fsync itself (platforms
-   * or file systems that refuse to fsync a directory) are ignored.
+   * journals directory changes). An fsync refused with `EISDIR`, `EPERM`, `EINVAL`, `ENOTSUP` or
+   * `EOPNOTSUPP` (file systems that cannot sync a directory) does not fail the call: it is
+   * recorded as {@link directorySync} `"unsupported"`. Other errors are thrown.
    */
   syncDir(): void {
     if (process.platform === "win32") {
@@ -247,12 +277,12 @@ export class NodeFsStorage implements StorageHost {
       throw fsError("sync_dir", "", error);
     }
     try {
-      fsyncSync(fd);
+      this.#fsyncDirectory(fd);
     } catch (error) {
-      const code = errorCode(error);
-      if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL") {
+      if (!DIRECTORY_SYNC_UNSUPPORTED.has(errorCode(error) ?? "")) {
         throw fsError("sync_dir", "", error);
       }
+      this.#directorySync = "unsupported";
     } finally {
       try {
         closeSync(fd);

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { invalidArgument } from "./errors.js";
-import type { WriteOptions } from "./types.js";
+import { batchOperations } from "./arguments.js";
 
 export const OP_PUT = 0;
 export const OP_DELETE = 1;
@@ -59,15 +58,6 @@ export class PackedOps {
   }
 }
 
-/** `options.sync`, checked: a boolean or absent. */
-export function syncOption(options: WriteOptions | undefined): boolean {
-  const sync: unknown = options?.sync;
-  if (sync !== undefined && typeof sync !== "boolean") {
-    throw invalidArgument(`options.sync must be a boolean, got ${typeof sync}`);
-  }
-  return sync === true;
-}
-
 /** What packing needs of a keyspace: its number and its codecs. */
 export interface PackingStore {
   readonly keyspaceId: number;
@@ -75,22 +65,22 @@ export interface PackingStore {
   encodeValue(value: unknown): Uint8Array;
 }
 
-/** Packs an array batch (`db.batch([...])`) of `store`; a bad operation is `INVALID_ARGUMENT`. */
+/**
+ * Packs an array batch (`db.batch([...])`). `storeOf` resolves an operation's `keyspace`
+ * (`undefined`: the default keyspace) and rejects one of another database; anything wrong is
+ * `INVALID_ARGUMENT`, before anything is written.
+ */
 export function packOperations(
-  store: PackingStore,
-  operations: readonly { type: string; key: unknown; value?: unknown }[],
+  storeOf: (keyspace: object | undefined) => PackingStore,
+  operations: unknown,
 ): PackedOps {
   const ops = new PackedOps();
-  if (!Array.isArray(operations)) {
-    throw invalidArgument("batch operations must be an array");
-  }
-  for (const op of operations) {
-    if (op?.type === "put") {
+  for (const op of batchOperations(operations)) {
+    const store = storeOf(op.keyspace);
+    if (op.type === "put") {
       ops.add(OP_PUT, store.keyspaceId, store.encodeKey(op.key), store.encodeValue(op.value));
-    } else if (op?.type === "delete") {
-      ops.add(OP_DELETE, store.keyspaceId, store.encodeKey(op.key));
     } else {
-      throw invalidArgument(`a batch operation's type must be "put" or "delete"`);
+      ops.add(OP_DELETE, store.keyspaceId, store.encodeKey(op.key));
     }
   }
   return ops;

@@ -41,7 +41,7 @@ export class SnapshotImpl implements Snapshot {
 }
 
 /** The snapshot id a read of `db` should use: 0 (latest) unless `options.snapshot` is given. */
-export function snapshotId(db: DatabaseHandle, snapshot: Snapshot | undefined): number {
+export function snapshotId(db: DatabaseHandle, snapshot: unknown): number {
   if (snapshot === undefined) {
     return 0;
   }

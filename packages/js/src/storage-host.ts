@@ -17,6 +17,7 @@
  *
  * @module
  */
+import type { DirectorySync } from "./types.js";
 
 /**
  * How `open` treats an existing or missing file (the numbers cross the boundary):
@@ -49,6 +50,11 @@ export interface StorageHost {
   list(): string[];
   /** Makes creations, renames and removals durable (directory fsync where the OS has one). */
   syncDir(): void;
+  /**
+   * `"unsupported"` once `syncDir` found that the file system cannot sync a directory (and
+   * carried on without); absent or `"ok"` otherwise. Reported by `stats()`.
+   */
+  readonly directorySync?: DirectorySync;
   /**
    * Takes exclusive lock `name` (the lock-file protocol of docs/FORMAT.md, shared with native
    * ShaleDB) and returns its id; held elsewhere: throws with code `LOCKED`.

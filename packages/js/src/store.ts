@@ -6,9 +6,10 @@
 import type { Codec } from "./codec.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./engine.js";
+import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "./arguments.js";
 import { invalidArgument } from "./errors.js";
 import { SyncIterator, type IterationMode } from "./iterator.js";
-import { OP_DELETE_RANGE, PackedOps, syncOption } from "./packed-ops.js";
+import { OP_DELETE_RANGE, PackedOps } from "./packed-ops.js";
 import { writePacked } from "./write-packed.js";
 import { readOutput, writeScratch } from "./scratch.js";
 import { SnapshotImpl, snapshotId } from "./snapshot.js";
@@ -41,7 +42,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
 
   get(key: unknown, options?: ReadOptions): unknown {
     const k = this.encodeKey(key);
-    const snapshot = snapshotId(this.db, options?.snapshot);
+    const snapshot = snapshotId(this.db, readSnapshot(options));
     const db = this.db;
     const value = db.call(() => {
       writeScratch(k);
@@ -52,16 +53,14 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   getMany(keys: readonly unknown[], options?: ReadOptions): unknown[] {
-    if (!Array.isArray(keys)) {
-      throw invalidArgument("getMany needs an array of keys");
-    }
+    const list = keysArray(keys);
     // One snapshot for all of them, unless the caller gave one.
-    if (options?.snapshot !== undefined) {
-      return keys.map((k) => this.get(k, options));
+    if (readSnapshot(options) !== undefined) {
+      return list.map((k) => this.get(k, options));
     }
     const snapshot = SnapshotImpl.open(this.db);
     try {
-      return keys.map((k) => this.get(k, { snapshot }));
+      return list.map((k) => this.get(k, { snapshot }));
     } finally {
       snapshot.close();
     }
@@ -69,7 +68,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
 
   has(key: unknown, options?: ReadOptions): boolean {
     const k = this.encodeKey(key);
-    const snapshot = snapshotId(this.db, options?.snapshot);
+    const snapshot = snapshotId(this.db, readSnapshot(options));
     const db = this.db;
     return db.call(() => {
       writeScratch(k);
@@ -101,21 +100,19 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   deleteRange(range: { gte: unknown; lt: unknown }, options?: WriteOptions): void {
-    if (typeof range !== "object" || range === null) {
-      throw invalidArgument("deleteRange needs { gte, lt }");
-    }
+    const { gte, lt } = deleteRangeArgument(range);
     const ops = new PackedOps();
     ops.add(
       OP_DELETE_RANGE,
       this.keyspaceId,
-      this.keyCodec.encode(range.gte, "range.gte"),
-      this.keyCodec.encode(range.lt, "range.lt"),
+      this.keyCodec.encode(gte, "range.gte"),
+      this.keyCodec.encode(lt, "range.lt"),
     );
     writePacked(this.db, ops, options);
   }
 
   #iterate<T>(mode: IterationMode, options: IteratorOptions<unknown> | undefined): SyncIterator<T> {
-    return new SyncIterator<T>(this.db, this.keyspaceId, options ?? {}, mode, this.keyCodec, this.valueCodec);
+    return new SyncIterator<T>(this.db, this.keyspaceId, options, mode, this.keyCodec, this.valueCodec);
   }
 
   iterator(options?: IteratorOptions<unknown>): SyncEntryIterator<[unknown, unknown]> {
@@ -134,7 +131,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
     const it = new SyncIterator<never>(
       this.db,
       this.keyspaceId,
-      options ?? {},
+      options,
       "count",
       this.keyCodec,
       this.valueCodec,
@@ -143,10 +140,18 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 }
 
-/** The store behind keyspace reference `ref`, which must belong to `db`. */
-export function storeOf(db: DatabaseHandle, ref: KeyspaceRef<unknown, unknown>): StoreImpl {
-  const store = (ref as { store?: unknown }).store ?? ref;
-  if (!(store instanceof StoreImpl) || store.db !== db) {
+/**
+ * The store a keyspace argument names: `fallback` when it is absent, else the keyspace (of
+ * either API) behind `ref`, which must belong to `fallback`'s database.
+ */
+export function storeOf(fallback: StoreImpl, ref: unknown): StoreImpl {
+  const keyspace = keyspaceArgument(ref);
+  if (keyspace === undefined) {
+    return fallback;
+  }
+  // A keyspace of the Promise API wraps the synchronous one as `store`.
+  const store = (keyspace as { store?: unknown }).store ?? keyspace;
+  if (!(store instanceof StoreImpl) || store.db !== fallback.db) {
     throw invalidArgument("the keyspace must be one opened on this database");
   }
   return store;

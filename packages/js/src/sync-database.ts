@@ -3,18 +3,19 @@
  *
  * @module
  */
+import { compactRange, maintainBudget, pathArgument, transactArguments } from "./arguments.js";
 import { SyncBatchImpl } from "./batch.js";
-import { keyCodec, valueCodec, describe } from "./codec.js";
+import type { Codec } from "./codec.js";
 import { DatabaseHandle } from "./database-handle.js";
 import { call, ensureLoadedSync, wasm } from "./engine.js";
-import { ShaleError, invalidArgument } from "./errors.js";
+import { ShaleError } from "./errors.js";
 import { keyspaceCodecs } from "./keyspace-args.js";
 import { checkOpenOptions } from "./open-options.js";
 import { packOperations } from "./packed-ops.js";
 import { writePacked } from "./write-packed.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
-import { StoreImpl } from "./store.js";
+import { StoreImpl, storeOf } from "./store.js";
 import { SyncTransactionImpl } from "./transaction.js";
 import type {
   BatchOperation,
@@ -59,9 +60,7 @@ export function openDatabaseSync(
   location: string,
   options?: OpenOptions<KeyEncoding, ValueEncoding>,
 ): SyncDatabaseImpl {
-  if (typeof location !== "string" || location === "") {
-    throw invalidArgument(`the location must be a non-empty string, got ${describe(location)}`);
-  }
+  pathArgument(location, "the location");
   const o = checkOpenOptions(options);
 
   ensureLoadedSync();
@@ -101,8 +100,8 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   constructor(
     handle: DatabaseHandle,
     env: Environment,
-    keys: ReturnType<typeof keyCodec>,
-    values: ReturnType<typeof valueCodec>,
+    keys: Codec<unknown>,
+    values: Codec<unknown>,
   ) {
     super(handle, 0, "default", keys, values);
     this.#env = env;
@@ -138,7 +137,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       this.db.check();
       return new SyncBatchImpl(this.db, this);
     }
-    writePacked(this.db, packOperations(this, operations), options);
+    writePacked(this.db, packOperations((keyspace) => storeOf(this, keyspace), operations), options);
     return undefined;
   }
 
@@ -152,14 +151,14 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
 
   transact<T>(
     body: (tx: SyncTransaction<unknown, unknown>) => T,
-    options: WriteOptions & { retries?: number } = {},
+    options?: WriteOptions & { retries?: number },
   ): T {
-    const retries = options.retries ?? 10;
+    const { retries, write } = transactArguments(body, options);
     for (let attempt = 0; ; attempt++) {
       const tx = this.transaction();
       try {
         const result = body(tx);
-        tx.commit(options);
+        tx.commit(write);
         return result;
       } catch (error) {
         tx.rollback();
@@ -175,23 +174,20 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     this.db.call(() => wasm.dbFlush(this.db.id));
   }
 
-  compact(range: { start?: unknown; end?: unknown } = {}): void {
-    const start = range.start === undefined ? undefined : this.keyCodec.encode(range.start, "start");
-    const end = range.end === undefined ? undefined : this.keyCodec.encode(range.end, "end");
+  compact(range?: { start?: unknown; end?: unknown }): void {
+    const bounds = compactRange(range);
+    const start = bounds.start === undefined ? undefined : this.keyCodec.encode(bounds.start, "start");
+    const end = bounds.end === undefined ? undefined : this.keyCodec.encode(bounds.end, "end");
     this.db.call(() => wasm.dbCompact(this.db.id, 0, start, end));
   }
 
   maintain(budgetBytes = 1 << 20): boolean {
-    if (typeof budgetBytes !== "number" || !(budgetBytes > 0)) {
-      throw invalidArgument(`maintain needs a positive number of bytes, got ${describe(budgetBytes)}`);
-    }
-    return this.db.call(() => wasm.dbMaintain(this.db.id, budgetBytes));
+    const budget = maintainBudget(budgetBytes);
+    return this.db.call(() => wasm.dbMaintain(this.db.id, budget));
   }
 
   checkpoint(destination: string): void {
-    if (typeof destination !== "string" || destination === "") {
-      throw invalidArgument("checkpoint needs a destination directory");
-    }
+    pathArgument(destination, "the checkpoint's destination directory");
     this.db.check();
     const resolved = this.#env.resolve(destination);
     let storage: StorageHost;
@@ -222,6 +218,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       memtableBytes: f[3] ?? 0,
       cacheBytes: f[4] ?? 0,
       tableBytes: f[5] ?? 0,
+      directorySync: this.db.storage.directorySync ?? "ok",
     };
   }
 

@@ -6,7 +6,7 @@
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./engine.js";
 import { closedError } from "./errors.js";
-import { syncOption } from "./packed-ops.js";
+import { syncOption } from "./arguments.js";
 import { storeOf, type StoreImpl } from "./store.js";
 import type { KeyspaceRef, SyncTransaction, WriteOptions } from "./types.js";
 
@@ -31,7 +31,7 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
     if (this.#ended) {
       throw closedError("the transaction (committed or rolled back)");
     }
-    return keyspace === undefined ? this.store : storeOf(this.db, keyspace);
+    return storeOf(this.store, keyspace);
   }
 
   get(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): unknown {

@@ -5,10 +5,16 @@
  * @module
  */
 
-/** Encodings of keys: `"utf8"` (JS strings, stored as their UTF-8 bytes) or `"binary"`. */
+/**
+ * Encodings of keys: `"utf8"` (JS strings, stored as their UTF-8 bytes; a string with a lone
+ * surrogate, which UTF-8 cannot hold, is `INVALID_ARGUMENT`) or `"binary"`.
+ */
 export type KeyEncoding = "utf8" | "binary";
 
-/** Encodings of values: `"utf8"`, `"binary"`, or `"json"` (any JSON-serialisable value). */
+/**
+ * Encodings of values: `"utf8"` (strings, well-formed as for keys), `"binary"`, or `"json"` (any
+ * JSON-serialisable value).
+ */
 export type ValueEncoding = "utf8" | "binary" | "json";
 
 /** A value the `"json"` encoding round-trips. */
@@ -113,6 +119,14 @@ export interface Snapshot extends Disposable {
   readonly closed: boolean;
 }
 
+/**
+ * Whether the file system makes creations, renames and removals durable: `"ok"`, it does (every
+ * directory sync so far succeeded; opening a database does one); `"unsupported"`, it refused to
+ * sync the directory (some file systems cannot), so after a power loss a file created or renamed
+ * since may be missing or have its old name. Writes never fail because of it.
+ */
+export type DirectorySync = "ok" | "unsupported";
+
 /** Sizes and counts of a database. */
 export interface Stats {
   /** Entries in tables and memtables (every version and tombstone counts). */
@@ -125,12 +139,24 @@ export interface Stats {
   memtableBytes: number;
   cacheBytes: number;
   tableBytes: number;
+  /** Whether directory syncs work here (see {@link DirectorySync}); always `"ok"` in browsers. */
+  directorySync: DirectorySync;
 }
 
-/** One operation of an array batch. Without `keyspace`, the database's default keyspace. */
+/**
+ * One operation of an array batch. Without `keyspace`, in the database's default keyspace; with
+ * one (a keyspace object of the same database, as `db.keyspace(name)` returns it; not its
+ * name), in that keyspace, with its encodings.
+ */
 export type BatchOperation<K, V> =
-  | { type: "put"; key: K; value: V }
-  | { type: "delete"; key: K };
+  | { type: "put"; key: K; value: V; keyspace?: undefined }
+  | { type: "delete"; key: K; keyspace?: undefined }
+  | KeyspaceBatchOperation<unknown, unknown>;
+
+/** An operation of an array batch in keyspace `keyspace` (annotate it to check its types). */
+export type KeyspaceBatchOperation<K, V> =
+  | { type: "put"; key: K; value: V; keyspace: KeyspaceRef<K, V> }
+  | { type: "delete"; key: K; keyspace: KeyspaceRef<K, V> };
 
 /**
  * Names one keyspace of one database, with the JS types of its keys and values. Keyspaces share
@@ -208,13 +234,13 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>>;
   /** A chained batch. */
   batch(): SyncBatch<K, V>;
-  /** Applies `operations` (default keyspace) atomically. */
+  /** Applies `operations` atomically (each in its `keyspace`, default the database's). */
   batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): void;
   snapshot(): Snapshot;
   transaction(): SyncTransaction<K, V>;
   /**
    * Runs `body` in a transaction and commits it, retrying on `CONFLICT` (up to `retries`
-   * times, default 10). Returns what `body` returned.
+   * times, a non-negative integer, default 10). Returns what `body` returned.
    */
   transact<T>(body: (tx: SyncTransaction<K, V>) => T, options?: WriteOptions & { retries?: number }): T;
   /** Writes the memtable to a table file. */
@@ -223,7 +249,10 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   compact(range?: { start?: K; end?: K }): void;
   /** One bounded step of flush or compaction; returns whether more work is pending. */
   maintain(budgetBytes?: number): boolean;
-  /** Writes a consistent copy of the database into directory `destination` (must not exist). */
+  /**
+   * Writes a consistent copy of the database into directory `destination`, which must not
+   * exist or be empty (created if missing); one holding any file is `ALREADY_EXISTS`.
+   */
   checkpoint(destination: string): void;
   stats(): Stats;
   /** Closes the database; pending writes are durable per their `sync` option. Idempotent. */
@@ -297,6 +326,10 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   flush(): Promise<void>;
   compact(range?: { start?: K; end?: K }): Promise<void>;
   maintain(budgetBytes?: number): Promise<boolean>;
+  /**
+   * A consistent copy of the database: in Node into directory `destination`, as
+   * {@link SyncDatabase.checkpoint}; in browsers into new database `destination`.
+   */
   checkpoint(destination: string): Promise<void>;
   stats(): Promise<Stats>;
   close(): Promise<void>;

@@ -5,15 +5,18 @@
  */
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./engine.js";
-import { syncOption, type PackedOps } from "./packed-ops.js";
+import { syncOption } from "./arguments.js";
+import type { PackedOps } from "./packed-ops.js";
 import type { WriteOptions } from "./types.js";
 
-/** Applies `ops` to `db` atomically. */
+/** Applies `ops` to `db` atomically (none: checks `options` and that `db` is open). */
 export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteOptions): void {
+  const sync = syncOption(options);
   if (ops.count === 0) {
+    db.check();
     return;
   }
-  writePackedBytes(db, ops.bytes(), syncOption(options));
+  writePackedBytes(db, ops.bytes(), sync);
 }
 
 /** Applies packed operations `bytes` (possibly none) to `db` atomically. */

@@ -1,6 +1,6 @@
 // The behaviour of every call of the public API, through the synchronous API (openSync) and the
 // Promise API (open). Each test is named after the behaviour it holds the implementation to.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 import { describe, expect, it } from "vitest";
@@ -162,6 +162,17 @@ describe("encodings", () => {
     expect(await adb.get("k0")).toEqual(values[0]);
     expect(await adb.values().all()).toEqual(values);
     await adb.close();
+  });
+
+  // json text escapes a lone surrogate ("\ud800"), so such strings round-trip, unlike utf8 ones
+  // (which are INVALID_ARGUMENT: bad-input.test.ts).
+  it("json values holding lone surrogates round-trip exactly", () => {
+    const db = openSync(freshPath("enc-json-surrogates"), { valueEncoding: "json" });
+    const value = { lone: "\uD800", low: "\uDC00x", [`key\uDBFF`]: ["\uDFFF"] };
+    db.put("a", value);
+    expect(db.get("a")).toEqual(value);
+    expect((db.get("a") as { lone: string }).lone).not.toBe("\uFFFD");
+    db.close();
   });
 
   it("encodings are views of the same bytes: a utf8 key read back as binary is its UTF-8", () => {
@@ -629,6 +640,39 @@ describe("atomic batches", () => {
     await adb.close();
   });
 
+  // Regression: the `keyspace` field of an array batch's operations was ignored, so
+  // `db.batch([{ type: "put", key, value, keyspace: ks }])` wrote into the default keyspace.
+  it("an array batch operation's keyspace field writes into that keyspace, with its encodings, atomically", async () => {
+    const db = openSync(freshPath("batch-array-ks"));
+    const ks = db.keyspace("ks", { valueEncoding: "json" });
+    const blobs = db.keyspace("blobs", { keyEncoding: "binary", valueEncoding: "binary" });
+    db.put("gone", "x");
+    ks.put("gone", 1);
+    db.batch([
+      { type: "put", key: "a", value: "default" },
+      { type: "put", key: "a", value: { in: "ks" }, keyspace: ks },
+      { type: "put", key: bytes(1), value: bytes(2), keyspace: blobs },
+      { type: "delete", key: "gone", keyspace: ks },
+      { type: "put", key: "b", value: "default", keyspace: undefined },
+    ]);
+    expect([...db.iterator()]).toEqual([
+      ["a", "default"],
+      ["b", "default"],
+      ["gone", "x"],
+    ]);
+    expect([...ks.iterator()]).toEqual([["a", { in: "ks" }]]);
+    expect([...blobs.iterator()].map(([k, v]) => [[...k], [...v]])).toEqual([[[1], [2]]]);
+    db.close();
+    // The Promise API, with keyspaces of the Promise API.
+    const adb = await open(db.location);
+    const aks = await adb.keyspace("ks", { valueEncoding: "json" });
+    await adb.batch([{ type: "put", key: "c", value: [3], keyspace: aks }, { type: "delete", key: "a" }], { sync: true });
+    expect(await aks.get("c")).toEqual([3]);
+    expect(await adb.get("c")).toBeUndefined();
+    expect(await adb.get("a")).toBeUndefined();
+    await adb.close();
+  });
+
   it("a batch across keyspaces is atomic: all of it, or (on a bad operation) nothing", async () => {
     const db = openSync(freshPath("batch-ks"));
     const ks = db.keyspace("ks", { valueEncoding: "json" });
@@ -929,6 +973,30 @@ describe("flush, compact, checkpoint, stats", () => {
     cp2.close();
   });
 
+  // The rule: a directory that does not exist or is empty (created if missing); one holding any
+  // file is ALREADY_EXISTS (bad-input.test.ts). The native core follows the same rule.
+  it("a checkpoint into an existing empty directory writes the copy there", async () => {
+    const base = tempDir("checkpoint-empty");
+    const db = openSync(join(base, "db"));
+    db.put("a", "1");
+    const empty = join(base, "empty");
+    mkdirSync(empty);
+    db.checkpoint(empty);
+    db.put("b", "after");
+    db.close();
+    const cp = openSync(empty);
+    expect([...cp.iterator()]).toEqual([["a", "1"]]);
+    cp.close();
+    const adb = await open(join(base, "db"));
+    const emptyToo = join(base, "empty-too");
+    mkdirSync(emptyToo);
+    await adb.checkpoint(emptyToo);
+    await adb.close();
+    const cp2 = openSync(emptyToo);
+    expect(cp2.get("b")).toBe("after");
+    cp2.close();
+  });
+
   it("stats fields are sane", async () => {
     const db = openSync(freshPath("stats"), { autoMaintenance: false, blockCacheSize: 1 << 20 });
     const empty = db.stats();
@@ -964,8 +1032,10 @@ describe("flush, compact, checkpoint, stats", () => {
     db.delete("key1");
     expect(db.stats().entries).toBe(301); // a tombstone counts
     db.close();
+    expect(t.directorySync).toBe("ok"); // this file system syncs directories
     const adb = await open(db.location);
     expect((await adb.stats()).levels.length).toBe(t.levels.length);
+    expect((await adb.stats()).directorySync).toBe("ok");
     await adb.close();
   });
 

@@ -10,6 +10,9 @@ import {
   ShaleError,
   open,
   openSync,
+  recordioRoundTrip,
+  type Database,
+  type Keyspace,
   type KeyspaceRef,
   type Snapshot,
   type SyncDatabase,
@@ -670,4 +673,659 @@ describe("opening where there is no database, or one already", () => {
     expect(db.get("a")).toBe("1");
     db.close();
   });
+});
+
+// Regressions: arguments that escaped as a plain TypeError, were silently accepted, or (one)
+// panicked the WebAssembly module. Each is INVALID_ARGUMENT now, and changes nothing.
+describe("arguments that escaped as TypeError or were accepted silently", () => {
+  it("a null keyspace argument of batch().put/delete/deleteRange and tx.get/put/delete is INVALID_ARGUMENT, in either API", async () => {
+    const { dir, db, ks, before } = seeded("null-keyspace");
+    const none = bad<KeyspaceRef<string, string>>(null);
+    const batch = db.batch().put("k1", "changed");
+    expectCode(() => batch.put("k1", "x", none), "INVALID_ARGUMENT");
+    expectCode(() => batch.delete("k1", none), "INVALID_ARGUMENT");
+    expectCode(() => batch.deleteRange({ gte: "a", lt: "z" }, none), "INVALID_ARGUMENT");
+    expect(batch.length).toBe(1);
+    batch.clear();
+    const tx = db.transaction();
+    expectCode(() => tx.get("k1", none), "INVALID_ARGUMENT");
+    expectCode(() => tx.put("k1", "x", none), "INVALID_ARGUMENT");
+    expectCode(() => tx.delete("k1", none), "INVALID_ARGUMENT");
+    tx.commit();
+    // A keyspace's name is not a keyspace either.
+    expectCode(() => db.batch().put("k1", "x", bad<KeyspaceRef<string, string>>("ks")), "INVALID_ARGUMENT");
+    expect(contents(db, ks)).toEqual(before);
+    db.close();
+    const adb = await open(dir);
+    const abatch = adb.batch();
+    expectCode(() => abatch.put("k1", "x", none), "INVALID_ARGUMENT");
+    expectCode(() => abatch.delete("k1", none), "INVALID_ARGUMENT");
+    expectCode(() => abatch.deleteRange({ gte: "a", lt: "z" }, none), "INVALID_ARGUMENT");
+    const atx = await adb.transaction();
+    await expectRejects(atx.get("k1", none), "INVALID_ARGUMENT");
+    expectCode(() => atx.put("k1", "x", none), "INVALID_ARGUMENT");
+    expectCode(() => atx.delete("k1", none), "INVALID_ARGUMENT");
+    await atx.rollback();
+    await adb.close();
+    const again = openSync(dir);
+    expectIntact(dir, again, again.keyspace("ks"), before);
+  });
+
+  it("batch().deleteRange(null) is INVALID_ARGUMENT, in either API", async () => {
+    const { dir, db, ks, before } = seeded("batch-range-null");
+    expectCode(() => db.batch().deleteRange(bad<{ gte: string; lt: string }>(null)), "INVALID_ARGUMENT");
+    expectCode(() => db.batch().deleteRange(bad<{ gte: string; lt: string }>("k1"), ks), "INVALID_ARGUMENT");
+    db.close();
+    const adb = await open(dir);
+    expectCode(() => adb.batch().deleteRange(bad<{ gte: string; lt: string }>(null)), "INVALID_ARGUMENT");
+    await adb.close();
+    const again = openSync(dir);
+    expectIntact(dir, again, again.keyspace("ks"), before);
+  });
+
+  it("transact(42), a body that is not a function, is INVALID_ARGUMENT and begins no transaction", async () => {
+    const db = openSync(freshPath("transact-body"));
+    expectCode(() => db.transact(bad<() => void>(42)), "INVALID_ARGUMENT");
+    expectCode(() => db.transact(bad<() => void>(null)), "INVALID_ARGUMENT");
+    db.close(); // nothing left open: a transaction would have been closed here silently anyway
+    const adb = await open(freshPath("transact-body-async"));
+    await expectRejects(adb.transact(bad<() => Promise<void>>(42)), "INVALID_ARGUMENT");
+    await adb.close();
+  });
+
+  it("transact(fn, null) is INVALID_ARGUMENT and does not run the body", async () => {
+    let runs = 0;
+    const db = openSync(freshPath("transact-null-options"));
+    expectCode(() => db.transact(() => (runs += 1), bad<{ retries: number }>(null)), "INVALID_ARGUMENT");
+    expectCode(() => db.transact(() => (runs += 1), bad<{ retries: number }>("fast")), "INVALID_ARGUMENT");
+    db.close();
+    const adb = await open(freshPath("transact-null-options-async"));
+    await expectRejects(
+      adb.transact(async () => (runs += 1), bad<{ retries: number }>(null)),
+      "INVALID_ARGUMENT",
+    );
+    await adb.close();
+    expect(runs).toBe(0);
+  });
+
+  // `{ retries: NaN }` retried a conflicting body forever (`attempt >= NaN` is never true).
+  it("transact with retries that is not a non-negative integer (NaN, -1, 1.5, Infinity, '3') is INVALID_ARGUMENT before the body runs", async () => {
+    let runs = 0;
+    const conflict = (): never => {
+      runs += 1;
+      throw Object.assign(new Error("a conflict"), { code: "CONFLICT" });
+    };
+    const db = openSync(freshPath("transact-retries"));
+    const adb = await open(freshPath("transact-retries-async"));
+    for (const retries of [NaN, -1, 1.5, Infinity, "3", null]) {
+      expectCode(() => db.transact(conflict, { retries: bad<number>(retries) }), "INVALID_ARGUMENT");
+      await expectRejects(
+        adb.transact(async () => conflict(), { retries: bad<number>(retries) }),
+        "INVALID_ARGUMENT",
+      );
+    }
+    expect(runs).toBe(0);
+    // retries: 0 is valid: one attempt, no retry.
+    expect(thrown(() => db.transact(conflict, { retries: 0 }))).toMatchObject({ code: "CONFLICT" });
+    expect(runs).toBe(1);
+    await adb.close();
+    db.close();
+  });
+
+  it("compact(null) is INVALID_ARGUMENT, in either API; compact() and compact({}) compact everything", async () => {
+    const db = openSync(freshPath("compact-null"));
+    db.put("a", "1");
+    expectCode(() => db.compact(bad<object>(null)), "INVALID_ARGUMENT");
+    expectCode(() => db.compact(bad<object>("a")), "INVALID_ARGUMENT");
+    db.compact();
+    db.compact({});
+    expect(db.get("a")).toBe("1");
+    db.close();
+    const adb = await open(db.location);
+    await expectRejects(adb.compact(bad<object>(null)), "INVALID_ARGUMENT");
+    await adb.compact();
+    await adb.close();
+  });
+
+  it("an array batch operation with a bad keyspace field (null, a name, a fake, another database's) is INVALID_ARGUMENT and writes nothing", async () => {
+    const { dir, db, before } = seeded("batch-keyspace-field");
+    const other = openSync(freshPath("batch-keyspace-field-other"));
+    for (const keyspace of [null, "ks", 7, { name: "ks" }, other.keyspace("ks")]) {
+      expectCode(
+        () =>
+          db.batch([
+            { type: "put", key: "k1", value: "changed" },
+            bad<{ type: "put"; key: string; value: string }>({ type: "put", key: "k2", value: "x", keyspace }),
+          ]),
+        "INVALID_ARGUMENT",
+      );
+    }
+    other.close();
+    db.close();
+    const adb = await open(dir);
+    await expectRejects(
+      adb.batch([bad<{ type: "delete"; key: string }>({ type: "delete", key: "k1", keyspace: null })]),
+      "INVALID_ARGUMENT",
+    );
+    await adb.close();
+    const again = openSync(dir);
+    expectIntact(dir, again, again.keyspace("ks"), before);
+  });
+
+  it("keyEncoding: null and valueEncoding: null are INVALID_ARGUMENT, for open and for keyspace", async () => {
+    const dir = freshPath("encoding-null");
+    expectCode(() => openSync(dir, bad<object>({ keyEncoding: null })), "INVALID_ARGUMENT");
+    expectCode(() => openSync(dir, bad<object>({ valueEncoding: null })), "INVALID_ARGUMENT");
+    await expectRejects(open(dir, bad<object>({ keyEncoding: null })), "INVALID_ARGUMENT");
+    const db = openSync(dir);
+    expectCode(() => db.keyspace("x", bad<object>({ keyEncoding: null })), "INVALID_ARGUMENT");
+    expectCode(() => db.keyspace("x", bad<object>({ valueEncoding: null })), "INVALID_ARGUMENT");
+    db.close();
+  });
+
+  // "\uD800" and "\uDC00" both encoded to U+FFFD's bytes: two strings, one key.
+  it("utf8 keys that are not well-formed UTF-16 (lone surrogates) are INVALID_ARGUMENT, so they can no longer collide", async () => {
+    const { dir, db, ks, before } = seeded("lone-surrogate-keys");
+    for (const k of ["\uD800", "\uDC00", "a\uD83D", "\uDE00b", "x\uDC00\uD800y"]) {
+      expectCode(() => db.put(k, "x"), "INVALID_ARGUMENT");
+      expectCode(() => ks.put(k, "x"), "INVALID_ARGUMENT");
+      expectCode(() => db.get(k), "INVALID_ARGUMENT");
+      expectCode(() => db.has(k), "INVALID_ARGUMENT");
+      expectCode(() => db.delete(k), "INVALID_ARGUMENT");
+      expectCode(() => db.deleteRange({ gte: "a", lt: k }), "INVALID_ARGUMENT");
+      expectCode(() => db.iterator({ gte: k }), "INVALID_ARGUMENT");
+      expectCode(() => db.batch([{ type: "put", key: k, value: "x" }]), "INVALID_ARGUMENT");
+      expectCode(() => db.batch().put(k, "x"), "INVALID_ARGUMENT");
+      const tx = db.transaction();
+      expectCode(() => tx.put(k, "x"), "INVALID_ARGUMENT");
+      tx.rollback();
+    }
+    // A well-formed pair is one character, and fine.
+    db.put("\uD83D\uDE00", "emoji");
+    expect(db.get("\uD83D\uDE00")).toBe("emoji");
+    db.delete("\uD83D\uDE00");
+    db.close();
+    const adb = await open(dir);
+    await expectRejects(adb.put("\uD800", "x"), "INVALID_ARGUMENT");
+    await expectRejects(adb.get("\uDC00"), "INVALID_ARGUMENT");
+    await adb.close();
+    const again = openSync(dir);
+    expectIntact(dir, again, again.keyspace("ks"), before);
+  });
+
+  it("utf8 values that are not well-formed UTF-16 are INVALID_ARGUMENT (they would not read back as written)", () => {
+    const { dir, db, ks, before } = seeded("lone-surrogate-values");
+    expectCode(() => db.put("k1", "\uD800"), "INVALID_ARGUMENT");
+    expectCode(() => ks.put("k1", "broken \uDFFF"), "INVALID_ARGUMENT");
+    expectCode(() => db.batch([{ type: "put", key: "k1", value: "\uD800" }]), "INVALID_ARGUMENT");
+    const tx = db.transaction();
+    expectCode(() => tx.put("k1", "\uDC00"), "INVALID_ARGUMENT");
+    tx.rollback();
+    expectIntact(dir, db, ks, before);
+  });
+
+  it("keyspace names, locations and checkpoint destinations that are not well-formed UTF-16 are INVALID_ARGUMENT", async () => {
+    const base = tempDir("lone-surrogate-paths");
+    expectCode(() => openSync(join(base, "db\uD800")), "INVALID_ARGUMENT");
+    await expectRejects(open(join(base, "db\uDC00")), "INVALID_ARGUMENT");
+    const db = openSync(join(base, "db"));
+    expectCode(() => db.keyspace("ks\uD800"), "INVALID_ARGUMENT");
+    expectCode(() => db.checkpoint(join(base, "copy\uD800")), "INVALID_ARGUMENT");
+    db.close();
+    expect(filesMatching(base, /./)).toEqual(["db"]);
+  });
+
+  // A number where the binding expects a string trapped the WebAssembly instance: every handle
+  // of every database then failed with PANIC.
+  it("recordioRoundTrip with a compression or format that is not a string is INVALID_ARGUMENT, not a PANIC", () => {
+    const db = openSync(freshPath("recordio-args"));
+    db.put("a", "1");
+    expectCode(() => recordioRoundTrip([], bad<{ compression: "none" }>({ compression: 5 })), "INVALID_ARGUMENT");
+    expectCode(() => recordioRoundTrip([], bad<{ format: "shale" }>({ format: 5 })), "INVALID_ARGUMENT");
+    expectCode(() => recordioRoundTrip(bad<[]>(null)), "INVALID_ARGUMENT");
+    expectCode(() => recordioRoundTrip([], bad<object>(null)), "INVALID_ARGUMENT");
+    expectCode(() => recordioRoundTrip([], { compression: bad<"none">("bogus") }), "INVALID_ARGUMENT");
+    expect(db.get("a")).toBe("1"); // the instance lives on
+    expect(recordioRoundTrip([bytes(1), null], { compression: "snappy" })).toEqual([bytes(1), null]);
+    db.close();
+  });
+
+  it("options that are not objects (null, a string, an array) are INVALID_ARGUMENT for reads, writes, iterators and batches", async () => {
+    const { dir, db, ks, before } = seeded("options-not-objects");
+    for (const options of [null, "sync", [true]]) {
+      const o = bad<undefined>(options);
+      expectCode(() => db.get("k1", o), "INVALID_ARGUMENT");
+      expectCode(() => db.getMany(["k1"], o), "INVALID_ARGUMENT");
+      expectCode(() => db.has("k1", o), "INVALID_ARGUMENT");
+      expectCode(() => db.put("k1", "x", o), "INVALID_ARGUMENT");
+      expectCode(() => ks.delete("k1", o), "INVALID_ARGUMENT");
+      expectCode(() => db.deleteRange({ gte: "k1", lt: "k2" }, o), "INVALID_ARGUMENT");
+      expectCode(() => db.iterator(o), "INVALID_ARGUMENT");
+      expectCode(() => db.keys(o), "INVALID_ARGUMENT");
+      expectCode(() => ks.values(o), "INVALID_ARGUMENT");
+      expectCode(() => db.count(o), "INVALID_ARGUMENT");
+      expectCode(() => db.batch([{ type: "put", key: "k1", value: "x" }], o), "INVALID_ARGUMENT");
+      expectCode(() => db.batch().put("k1", "x").write(o), "INVALID_ARGUMENT");
+      const tx = db.transaction();
+      tx.put("k1", "x");
+      expectCode(() => tx.commit(o), "INVALID_ARGUMENT");
+      tx.rollback();
+    }
+    db.close();
+    const adb = await open(dir);
+    await expectRejects(adb.get("k1", bad<undefined>(null)), "INVALID_ARGUMENT");
+    await expectRejects(adb.put("k1", "x", bad<undefined>(null)), "INVALID_ARGUMENT");
+    await adb.close();
+    const again = openSync(dir);
+    expectIntact(dir, again, again.keyspace("ks"), before);
+  });
+
+  it("an empty array batch still checks its options, and that the database is open", async () => {
+    const db = openSync(freshPath("empty-batch"));
+    expectCode(() => db.batch([], bad<{ sync: boolean }>({ sync: "yes" })), "INVALID_ARGUMENT");
+    expectCode(() => db.batch().write(bad<{ sync: boolean }>({ sync: 1 })), "INVALID_ARGUMENT");
+    db.batch([], { sync: true });
+    db.close();
+    expectCode(() => db.batch([]), "CLOSED");
+    const adb = await open(db.location);
+    const empty = adb.batch();
+    await adb.close();
+    await expectRejects(empty.write(), "CLOSED");
+    await expectRejects(adb.batch([]), "CLOSED");
+  });
+});
+
+// Every method of the public API has a bad-input case here, through both APIs; a method that
+// takes no argument has its misuse instead (use after close, or a second close, which is a
+// no-op). The tables are checked against the methods the objects really have, so a method added
+// without a case fails the "covers every method" tests.
+
+/** Methods of the implementation that are not part of the public API. */
+const INTERNAL_METHODS = new Set(["encodeKey", "encodeValue", "countAll"]);
+
+/** The public method names of `object` (own and inherited, up to Object), sorted. */
+function methodNames(object: object): string[] {
+  const names = new Set<string>();
+  for (let p: object | null = Object.getPrototypeOf(object) as object | null; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+    for (const name of Object.getOwnPropertyNames(p)) {
+      const descriptor = Object.getOwnPropertyDescriptor(p, name);
+      if (name !== "constructor" && typeof descriptor?.value === "function" && !INTERNAL_METHODS.has(name)) {
+        names.add(name);
+      }
+    }
+  }
+  return [...names].sort();
+}
+
+const INVALID = "INVALID_ARGUMENT";
+
+interface SyncWorld {
+  db: SyncDatabase<string, string>;
+  ks: SyncKeyspace<string, string>;
+}
+
+function syncWorld(): SyncWorld {
+  const db = openSync(freshPath("methods"));
+  const ks = db.keyspace("ks");
+  db.put("k1", "v1");
+  ks.put("k1", "w1");
+  return { db, ks };
+}
+
+type Cases<W> = Record<string, (world: W) => unknown>;
+
+/** The store methods (database and keyspace alike) of the synchronous API. */
+function syncStoreCases(pick: (w: SyncWorld) => SyncKeyspace<string, string> | SyncDatabase<string, string>): Cases<SyncWorld> {
+  return {
+    get: (w) => {
+      expectCode(() => pick(w).get(bad<string>(5)), INVALID);
+      expectCode(() => pick(w).get("k1", { snapshot: bad<Snapshot>({}) }), INVALID);
+    },
+    getMany: (w) => expectCode(() => pick(w).getMany(bad<string[]>(null)), INVALID),
+    has: (w) => expectCode(() => pick(w).has("k1", bad<undefined>(null)), INVALID),
+    put: (w) => expectCode(() => pick(w).put("k1", bad<string>(1)), INVALID),
+    delete: (w) => expectCode(() => pick(w).delete(bad<string>(null)), INVALID),
+    deleteRange: (w) => expectCode(() => pick(w).deleteRange(bad<{ gte: string; lt: string }>(undefined)), INVALID),
+    iterator: (w) => expectCode(() => pick(w).iterator({ limit: bad<number>("all") }), INVALID),
+    keys: (w) => expectCode(() => pick(w).keys({ gt: bad<string>(1) }), INVALID),
+    values: (w) => expectCode(() => pick(w).values({ reverse: bad<boolean>(1) }), INVALID),
+    count: (w) => expectCode(() => pick(w).count(bad<undefined>("k")), INVALID),
+  };
+}
+
+const syncDatabaseCases: Cases<SyncWorld> = {
+  ...syncStoreCases((w) => w.db),
+  keyspace: (w) => expectCode(() => w.db.keyspace(bad<string>(null)), INVALID),
+  batch: (w) => expectCode(() => w.db.batch(bad<[]>({ type: "put" })), INVALID),
+  snapshot: (w) => {
+    w.db.close();
+    expectCode(() => w.db.snapshot(), "CLOSED");
+  },
+  transaction: (w) => {
+    w.db.close();
+    expectCode(() => w.db.transaction(), "CLOSED");
+  },
+  transact: (w) => expectCode(() => w.db.transact(() => 1, { retries: NaN }), INVALID),
+  flush: (w) => {
+    w.db.close();
+    expectCode(() => w.db.flush(), "CLOSED");
+  },
+  compact: (w) => expectCode(() => w.db.compact({ end: bad<string>(null) }), INVALID),
+  maintain: (w) => expectCode(() => w.db.maintain(NaN), INVALID),
+  checkpoint: (w) => expectCode(() => w.db.checkpoint(bad<string>(undefined)), INVALID),
+  stats: (w) => {
+    w.db.close();
+    expectCode(() => w.db.stats(), "CLOSED");
+  },
+  close: (w) => {
+    w.db.close();
+    w.db.close(); // idempotent
+    expect(w.db.closed).toBe(true);
+    expectCode(() => w.db.get("k1"), "CLOSED");
+  },
+};
+
+const syncBatchCases: Cases<SyncWorld> = {
+  put: (w) => expectCode(() => w.db.batch().put("k", "v", bad<KeyspaceRef<string, string>>(null)), INVALID),
+  delete: (w) => expectCode(() => w.db.batch().delete(bad<string>(5)), INVALID),
+  deleteRange: (w) => expectCode(() => w.db.batch().deleteRange(bad<{ gte: string; lt: string }>(null)), INVALID),
+  write: (w) => expectCode(() => w.db.batch().put("k", "v").write(bad<{ sync: boolean }>({ sync: "yes" })), INVALID),
+  clear: (w) => {
+    const batch = w.db.batch().put("k2", "v");
+    w.db.close();
+    batch.clear(); // only the queue: fine on a closed database
+    expect(batch.length).toBe(0);
+    expectCode(() => batch.write(), "CLOSED");
+  },
+};
+
+const syncTransactionCases: Cases<SyncWorld> = {
+  get: (w) => expectCode(() => w.db.transaction().get("k1", bad<KeyspaceRef<string, string>>("ks")), INVALID),
+  put: (w) => expectCode(() => w.db.transaction().put("k1", bad<string>({})), INVALID),
+  delete: (w) => expectCode(() => w.db.transaction().delete(bad<string>(true)), INVALID),
+  commit: (w) => expectCode(() => w.db.transaction().commit(bad<undefined>(null)), INVALID),
+  rollback: (w) => {
+    const tx = w.db.transaction();
+    tx.rollback();
+    tx.rollback(); // idempotent
+    expectCode(() => tx.get("k1"), "CLOSED");
+  },
+};
+
+const snapshotCases: Cases<SyncWorld> = {
+  close: (w) => {
+    const snapshot = w.db.snapshot();
+    snapshot.close();
+    snapshot.close(); // idempotent
+    expectCode(() => w.db.get("k1", { snapshot }), "CLOSED");
+  },
+};
+
+const syncIteratorCases: Cases<SyncWorld> = {
+  next: (w) => {
+    const it = w.db.iterator();
+    w.db.close();
+    expectCode(() => it.next(), "CLOSED");
+  },
+  return: (w) => {
+    const it = w.db.iterator();
+    expect(it.return?.()).toEqual({ done: true, value: undefined });
+    expect(it.next()).toEqual({ done: true, value: undefined });
+  },
+  close: (w) => {
+    const it = w.db.iterator();
+    it.close();
+    it.close(); // idempotent
+    expect(it.next().done).toBe(true);
+  },
+};
+
+interface AsyncWorld {
+  db: Database<string, string>;
+  ks: Keyspace<string, string>;
+}
+
+async function asyncWorld(): Promise<AsyncWorld> {
+  const db = await open(freshPath("methods-async"));
+  const ks = await db.keyspace("ks");
+  await db.put("k1", "v1");
+  return { db, ks };
+}
+
+function asyncStoreCases(pick: (w: AsyncWorld) => Keyspace<string, string> | Database<string, string>): Cases<AsyncWorld> {
+  return {
+    get: async (w) => {
+      await expectRejects(pick(w).get(bad<string>(5)), INVALID);
+    },
+    getMany: async (w) => {
+      await expectRejects(pick(w).getMany(["k1", bad<string>(null)]), INVALID);
+    },
+    has: async (w) => {
+      await expectRejects(pick(w).has("k1", bad<undefined>("latest")), INVALID);
+    },
+    put: async (w) => {
+      await expectRejects(pick(w).put("k1", "v", bad<undefined>(null)), INVALID);
+    },
+    delete: async (w) => {
+      await expectRejects(pick(w).delete(bad<string>(undefined)), INVALID);
+    },
+    deleteRange: async (w) => {
+      await expectRejects(pick(w).deleteRange(bad<{ gte: string; lt: string }>(null)), INVALID);
+    },
+    iterator: (w) => {
+      expectCode(() => pick(w).iterator({ limit: 0.5 }), INVALID);
+    },
+    keys: (w) => {
+      expectCode(() => pick(w).keys(bad<undefined>(null)), INVALID);
+    },
+    values: (w) => {
+      expectCode(() => pick(w).values({ lte: bad<string>(3) }), INVALID);
+    },
+    count: async (w) => {
+      await expectRejects(pick(w).count({ reverse: bad<boolean>("no") }), INVALID);
+    },
+  };
+}
+
+const asyncDatabaseCases: Cases<AsyncWorld> = {
+  ...asyncStoreCases((w) => w.db),
+  keyspace: async (w) => {
+    await expectRejects(w.db.keyspace("x", bad<object>({ valueEncoding: null })), INVALID);
+  },
+  batch: async (w) => {
+    await expectRejects(w.db.batch(bad<[]>([{ type: "put", key: "k", value: "v", keyspace: null }])), INVALID);
+  },
+  snapshot: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.snapshot(), "CLOSED");
+  },
+  transaction: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.transaction(), "CLOSED");
+  },
+  transact: async (w) => {
+    await expectRejects(w.db.transact(bad<() => Promise<void>>("body")), INVALID);
+  },
+  flush: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.flush(), "CLOSED");
+  },
+  compact: async (w) => {
+    await expectRejects(w.db.compact(bad<object>(null)), INVALID);
+  },
+  maintain: async (w) => {
+    await expectRejects(w.db.maintain(0), INVALID);
+  },
+  checkpoint: async (w) => {
+    await expectRejects(w.db.checkpoint(""), INVALID);
+  },
+  stats: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.stats(), "CLOSED");
+  },
+  close: async (w) => {
+    await w.db.close();
+    await w.db.close(); // idempotent
+    await expectRejects(w.db.get("k1"), "CLOSED");
+  },
+};
+
+const asyncBatchCases: Cases<AsyncWorld> = {
+  put: (w) => {
+    expectCode(() => w.db.batch().put("k", "v", bad<KeyspaceRef<string, string>>(0)), INVALID);
+  },
+  delete: (w) => {
+    expectCode(() => w.db.batch().delete("k", bad<KeyspaceRef<string, string>>(null)), INVALID);
+  },
+  deleteRange: (w) => {
+    expectCode(() => w.db.batch().deleteRange(bad<{ gte: string; lt: string }>("k")), INVALID);
+  },
+  write: async (w) => {
+    await expectRejects(w.db.batch().put("k", "v").write(bad<undefined>(null)), INVALID);
+  },
+  clear: async (w) => {
+    const batch = w.db.batch().put("k2", "v");
+    await w.db.close();
+    batch.clear();
+    expect(batch.length).toBe(0);
+    await expectRejects(batch.write(), "CLOSED");
+  },
+};
+
+const asyncTransactionCases: Cases<AsyncWorld> = {
+  get: async (w) => {
+    await expectRejects((await w.db.transaction()).get(bad<string>(null)), INVALID);
+  },
+  put: async (w) => {
+    const tx = await w.db.transaction();
+    expectCode(() => tx.put("k", "v", bad<KeyspaceRef<string, string>>(null)), INVALID);
+  },
+  delete: async (w) => {
+    const tx = await w.db.transaction();
+    expectCode(() => tx.delete(bad<string>(5)), INVALID);
+  },
+  commit: async (w) => {
+    await expectRejects((await w.db.transaction()).commit(bad<{ sync: boolean }>({ sync: 0 })), INVALID);
+  },
+  rollback: async (w) => {
+    const tx = await w.db.transaction();
+    await tx.rollback();
+    await tx.rollback(); // idempotent
+    await expectRejects(tx.get("k1"), "CLOSED");
+  },
+};
+
+const asyncIteratorCases: Cases<AsyncWorld> = {
+  next: async (w) => {
+    const it = w.db.iterator();
+    await w.db.close();
+    await expectRejects(it.next(), "CLOSED");
+  },
+  return: async (w) => {
+    const it = w.db.iterator();
+    expect(await it.return?.()).toEqual({ done: true, value: undefined });
+    expect((await it.next()).done).toBe(true);
+  },
+  close: async (w) => {
+    const it = w.db.iterator();
+    await it.close();
+    await it.close(); // idempotent
+    expect(await it.all()).toEqual([]);
+  },
+  all: async (w) => {
+    const it = w.db.iterator();
+    await w.db.close();
+    await expectRejects(it.all(), "CLOSED");
+  },
+};
+
+/** The sync objects whose methods the tables cover. */
+function syncObjects(w: SyncWorld): Record<string, [object, Cases<SyncWorld>]> {
+  return {
+    SyncDatabase: [w.db, syncDatabaseCases],
+    SyncKeyspace: [w.ks, syncStoreCases((x) => x.ks)],
+    SyncBatch: [w.db.batch(), syncBatchCases],
+    SyncTransaction: [w.db.transaction(), syncTransactionCases],
+    Snapshot: [w.db.snapshot(), snapshotCases],
+    SyncEntryIterator: [w.db.iterator(), syncIteratorCases],
+  };
+}
+
+async function asyncObjects(w: AsyncWorld): Promise<Record<string, [object, Cases<AsyncWorld>]>> {
+  return {
+    Database: [w.db, asyncDatabaseCases],
+    Keyspace: [w.ks, asyncStoreCases((x) => x.ks)],
+    Batch: [w.db.batch(), asyncBatchCases],
+    Transaction: [await w.db.transaction(), asyncTransactionCases],
+    AsyncEntryIterator: [w.db.iterator(), asyncIteratorCases],
+  };
+}
+
+describe("every public method has a bad-input case (synchronous API)", () => {
+  it("the tables cover every method of every object", () => {
+    const w = syncWorld();
+    for (const [name, [object, cases]] of Object.entries(syncObjects(w))) {
+      expect(Object.keys(cases).sort(), name).toEqual(methodNames(object));
+    }
+    w.db.close();
+  });
+
+  const tables: [string, Cases<SyncWorld>][] = [
+    ["SyncDatabase", syncDatabaseCases],
+    ["SyncKeyspace", syncStoreCases((x) => x.ks)],
+    ["SyncBatch", syncBatchCases],
+    ["SyncTransaction", syncTransactionCases],
+    ["Snapshot", snapshotCases],
+    ["SyncEntryIterator", syncIteratorCases],
+  ];
+  for (const [type, cases] of tables) {
+    for (const [method, check] of Object.entries(cases)) {
+      it(`${type}.${method}`, async () => {
+        const w = syncWorld();
+        try {
+          await check(w);
+        } finally {
+          w.db.close();
+        }
+        // Nothing a rejected call did reached the data.
+        const again = openSync(w.db.location);
+        expect([...again.iterator()]).toEqual([["k1", "v1"]]);
+        expect([...again.keyspace("ks").iterator()]).toEqual([["k1", "w1"]]);
+        again.close();
+      });
+    }
+  }
+});
+
+describe("every public method has a bad-input case (Promise API)", () => {
+  it("the tables cover every method of every object", async () => {
+    const w = await asyncWorld();
+    for (const [name, [object, cases]] of Object.entries(await asyncObjects(w))) {
+      expect(Object.keys(cases).sort(), name).toEqual(methodNames(object));
+    }
+    await w.db.close();
+  });
+
+  const tables: [string, Cases<AsyncWorld>][] = [
+    ["Database", asyncDatabaseCases],
+    ["Keyspace", asyncStoreCases((x) => x.ks)],
+    ["Batch", asyncBatchCases],
+    ["Transaction", asyncTransactionCases],
+    ["AsyncEntryIterator", asyncIteratorCases],
+  ];
+  for (const [type, cases] of tables) {
+    for (const [method, check] of Object.entries(cases)) {
+      it(`${type}.${method}`, async () => {
+        const w = await asyncWorld();
+        try {
+          await check(w);
+        } finally {
+          await w.db.close();
+        }
+        const again = openSync(w.db.location);
+        expect([...again.iterator()]).toEqual([["k1", "v1"]]);
+        again.close();
+      });
+    }
+  }
 });

@@ -3,6 +3,7 @@
 // holder closed it. Holders are child processes that keep the database open until their
 // standard input closes: fixtures/hold.mjs (Node) and examples/rust/src/bin/lock_holder.rs
 // (native), which print `locked` once they hold it, or the error code if they could not.
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -140,6 +141,28 @@ it("the LOCKED message names the lock file, the holder and what to do once each"
   } finally {
     first.close();
   }
+});
+
+describe("native ShaleDB and Node racing for one directory", () => {
+  // The lock file is written aside and hard-linked into place by both implementations: of
+  // processes started at once, exactly one gets the lock, and no temporary file is left.
+  it("of native and Node processes started at the same time on one directory, exactly one holds it", async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = join(temp.path, `race-${round}`);
+      const holders = [nativeHolder(dir), nodeHolder(dir), nativeHolder(dir), nodeHolder(dir)];
+      const lines = await Promise.all(holders.map((holder) => holder.firstLine()));
+      expect(lines.filter((line) => line === "locked"), lines.join(",")).toHaveLength(1);
+      expect(lines.filter((line) => line === "LOCKED")).toHaveLength(holders.length - 1);
+      for (const [i, holder] of holders.entries()) {
+        if (lines[i] === "locked") {
+          await release(holder);
+        } else {
+          expect((await holder.exited()).status).toBe(1);
+        }
+      }
+      expect(readdirSync(dir).filter((name) => name.startsWith("LOCK"))).toEqual([]);
+    }
+  }, 60_000);
 });
 
 describe("native ShaleDB and Node honour each other's lock", () => {

@@ -1,51 +1,71 @@
-//! The lock-file protocol (version 1) behind [`super::std_fs::StdFsStorage::lock`].
+//! The lock file behind [`super::std_fs::StdFsStorage::lock`]. Node.js follows the same
+//! protocol (`packages/js/src/node-lock.ts`); the text from "The lock-file protocol" to the end
+//! of its limits is the same, byte for byte, there and in `docs/FORMAT.md` (a test compares them).
 //!
-//! The lock is a *lock file*, not `flock`/`fcntl`, so that a Node.js process (whose `fs` has no
-//! `flock`) can follow the same protocol on the same directory. To take lock `NAME`:
+//! The lock-file protocol, version 1. The lock is a *lock file*, not `flock`/`fcntl`, so that
+//! native ShaleDB and Node.js (whose `fs` has no `flock`) follow one protocol on one directory.
+//! To take lock `NAME` in a directory:
 //!
-//! 1. Create `NAME` exclusively (`O_CREAT|O_EXCL`; Node: `fs.openSync(path, "wx")`) and write,
-//!    in UTF-8, exactly:
+//! 1. Write, in UTF-8, exactly this text, each line ending in `\n`:
 //!    ```text
 //!    shaledb-lock 1
 //!    pid <decimal process id>
 //!    start <decimal process start time>
 //!    ```
-//!    each line ending in `\n`. The start time tells a reused pid from the original process: on
-//!    Linux it is field 22 of `/proc/self/stat` (`starttime`, clock ticks since boot; the
-//!    command name in field 2 is parenthesised and may contain spaces, so count fields after the
-//!    *last* `)`); elsewhere `0`. If the create succeeds, the lock is held.
-//! 2. If the file exists, read it (at most 4 KiB) and parse it: the first line starts with
-//!    `shaledb-lock `, `pid` is required, `start` defaults to `0`, unknown lines are ignored.
+//!    into a new temporary file `NAME.<pid>.<16 random hex digits>.tmp` in the same directory
+//!    (created exclusively; if the name exists, draw another). The start time tells a reused
+//!    pid from the original process: on Linux it is field 22 of `/proc/self/stat` (`starttime`,
+//!    clock ticks since boot; the command name in field 2 is parenthesised and may contain
+//!    spaces, so count fields after the *last* `)`); elsewhere `0`.
+//! 2. Hard-link the temporary file to `NAME` (`link(2)`; Rust `std::fs::hard_link`, Node
+//!    `fs.linkSync`), then remove the temporary file, whatever the outcome. The link fails if
+//!    `NAME` exists, so it is the exclusive create, and `NAME` appears with its whole text: no
+//!    reader ever sees it empty or half written. Linked: the lock is held. `NAME` exists: go to
+//!    step 3. The link failed otherwise (file systems without hard links fail with `EPERM`,
+//!    `ENOTSUP`, `EOPNOTSUPP`, `EXDEV` or `ENOSYS`): fall back to creating `NAME` exclusively
+//!    (`O_CREAT|O_EXCL`; Node `fs.openSync(path, "wx")`) and writing the text into it; created:
+//!    the lock is held; `NAME` exists: go to step 3.
+//! 3. Read `NAME` (at most 4 KiB) and parse it: the first line starts with `shaledb-lock `, a
+//!    `pid` line is required, `start` defaults to `0`, unknown lines are ignored.
 //!    - Same pid and start as the caller: held by this very process (a second open in one
-//!      process conflicts) → `Locked`.
+//!      process conflicts): locked.
 //!    - Linux: `/proc/<pid>/stat` is absent, or the process is a zombie (state `Z` or `X`), or
-//!      the recorded start is not `0` and differs from the process's → the owner is gone: the
-//!      lock is **stale**. Otherwise it is held → `Locked { holder: "pid N" }`.
+//!      the recorded start is not `0` and differs from the process's: the owner is gone, the
+//!      lock is **stale**. Otherwise it is held: locked, naming the pid.
 //!    - Where liveness cannot be checked (no `/proc`: macOS, Windows, ...) the lock counts as
 //!      held, and the error says to remove the file by hand if no ShaleDB process runs.
-//!    - Contents that do not parse (a process killed between create and write) make the lock
-//!      stale once the file's modification time is at least [`GARBLED_LOCK_STALE_AFTER`] old;
-//!      before that it counts as held by a process that is still writing it.
-//! 3. To take over a stale lock: read the file again; if its bytes are unchanged, remove it and
-//!    go back to step 1. Give up with `Locked` after [`LOCK_ATTEMPTS`] rounds.
-//! 4. To release: read the file; remove it only if it still holds exactly the text written in
-//!    step 1 (a lock taken over after we were presumed dead is not ours to remove).
+//!    - Contents that do not parse are stale once the file's modification time is at least 5
+//!      seconds old, and held before. Step 2 never shows a partial file, so only the fallback
+//!      or an older version of ShaleDB (which created the file, then wrote it) leaves one, when
+//!      killed or stalled between its create and its write; the 5 seconds let a stalled writer
+//!      finish rather than have its live lock broken.
+//! 4. To take over a stale lock: read `NAME` again; if its bytes are unchanged, remove it and go
+//!    back to step 1. Give up (locked) after 8 rounds.
+//! 5. To release: read `NAME`; remove it only if it still holds exactly the text written in
+//!    step 1 (a lock taken over after its owner was presumed dead is not the owner's to remove).
+//!
+//! A temporary file left behind (its process was killed between steps 1 and 2) blocks nothing:
+//! only `NAME` is judged. It may be removed by hand once no ShaleDB process uses the directory.
 //!
 //! Limits, shared by any implementation of this protocol without `flock`: two processes that
 //! take over the *same* stale lock at the same instant can both succeed if one removes the file
 //! between the other's re-read and remove (the window is microseconds, and only ever opens after
-//! a crash); processes in different PID namespaces (containers) sharing one directory cannot see
-//! each other's pids, so they must not share a database directory.
+//! a crash); processes in different PID namespaces (containers) sharing one directory cannot
+//! see each other's pids, so they must not share a database directory.
 
+use std::collections::hash_map::RandomState;
 use std::fs::{self, File, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crate::storage::StorageLock;
 use crate::{Error, Result};
 
-/// How old an unparseable lock file must be (by modification time) before it counts as stale.
+/// How old an unparseable lock file must be (by modification time) before it counts as stale
+/// (step 3: only the fallback of step 2 or an older version leaves one).
 pub const GARBLED_LOCK_STALE_AFTER: Duration = Duration::from_secs(5);
 
 /// How many create / take-over rounds [`Storage::lock`] tries before reporting `Locked`.
@@ -56,19 +76,20 @@ const MAX_LOCK_FILE: u64 = 4096;
 
 /// Takes the lock file at `path` (named `name` in errors) by the protocol above.
 pub(crate) fn acquire(path: PathBuf, name: &str) -> Result<Box<dyn StorageLock>> {
+    acquire_with(path, name, &|from, to| fs::hard_link(from, to))
+}
+
+/// How the lock file is linked into place: `std::fs::hard_link` (tests fail it instead).
+type LinkFn = dyn Fn(&Path, &Path) -> io::Result<()>;
+
+/// [`acquire`], linking with `link`.
+fn acquire_with(path: PathBuf, name: &str, link: &LinkFn) -> Result<Box<dyn StorageLock>> {
     let me = Owner::current().map_err(|e| Error::io("lock", name, e))?;
     let text = me.to_text();
     for _ in 0..LOCK_ATTEMPTS {
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                if let Err(e) = file.write_all(text.as_bytes()) {
-                    drop(file);
-                    let _ = fs::remove_file(&path);
-                    return Err(Error::io("lock", name, e));
-                }
-                return Ok(Box::new(StdFsLock { path, text }));
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        match create_complete(&path, text.as_bytes(), me.pid, link) {
+            Ok(true) => return Ok(Box::new(StdFsLock { path, text })),
+            Ok(false) => {}
             Err(e) => return Err(Error::io("lock", name, e)),
         }
         let seen = match read_lock_file(&path) {
@@ -99,6 +120,73 @@ pub(crate) fn acquire(path: PathBuf, name: &str) -> Result<Box<dyn StorageLock>>
         file: name.into(),
         holder: format!("other processes (it changed hands {LOCK_ATTEMPTS} times meanwhile)"),
     })
+}
+
+/// Steps 1 and 2: makes `path` appear holding `text`. `Ok(false)` if it exists already.
+fn create_complete(path: &Path, text: &[u8], pid: u32, link: &LinkFn) -> io::Result<bool> {
+    let temp = write_temporary(path, text, pid)?;
+    let linked = link(&temp, path);
+    // Whatever the outcome: a leftover would block nothing, but would clutter the directory.
+    let _ = fs::remove_file(&temp);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        // No hard links on this file system: create and write (the file is briefly empty).
+        Err(_) => create_then_write(path, text),
+    }
+}
+
+/// Step 1: a new temporary file beside `path` holding `text`; returns its path.
+fn write_temporary(path: &Path, text: &[u8], pid: u32) -> io::Result<PathBuf> {
+    let mut clash = None;
+    for _ in 0..LOCK_ATTEMPTS {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".{pid}.{:016x}.tmp", random_u64()));
+        let temp = PathBuf::from(name);
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(mut file) => {
+                if let Err(e) = file.write_all(text) {
+                    drop(file);
+                    let _ = fs::remove_file(&temp);
+                    return Err(e);
+                }
+                return Ok(temp);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => clash = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(clash.unwrap_or_else(|| io::ErrorKind::AlreadyExists.into()))
+}
+
+/// The fallback of step 2: creates `path` exclusively, then writes `text`. `Ok(false)` if it
+/// exists already.
+fn create_then_write(path: &Path, text: &[u8]) -> io::Result<bool> {
+    match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut file) => {
+            if let Err(e) = file.write_all(text) {
+                drop(file);
+                let _ = fs::remove_file(path);
+                return Err(e);
+            }
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// 64 random bits for a temporary file's name: std's per-process random hash keys, mixed with a
+/// counter and the clock.
+fn random_u64() -> u64 {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    hasher.write_u128(now);
+    hasher.finish()
 }
 
 /// A held lock file; removed on drop if it is still ours.
@@ -310,6 +398,169 @@ mod tests {
         ] {
             assert_eq!(Owner::parse(bad), None, "{bad:?}");
         }
+    }
+
+    /// The entries of `dir`, sorted.
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn my_text() -> String {
+        Owner::current().unwrap().to_text()
+    }
+
+    #[test]
+    fn the_protocol_text_states_these_limits() {
+        // The module docs (and node-lock.ts, docs/FORMAT.md) say "5 seconds" and "8 rounds".
+        assert_eq!(GARBLED_LOCK_STALE_AFTER, Duration::from_secs(5));
+        assert_eq!(LOCK_ATTEMPTS, 8);
+    }
+
+    #[cfg(any(unix, windows))]
+    #[test]
+    fn a_lock_file_is_never_seen_empty_or_partial() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+        use std::time::Instant;
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("LOCK");
+        let stop = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let (path, stop) = (path.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let (mut complete, mut incomplete) = (0u64, Vec::new());
+                while !stop.load(Ordering::Relaxed) {
+                    if let Ok(bytes) = fs::read(&path) {
+                        if Owner::parse(&bytes).is_some() {
+                            complete += 1;
+                        } else {
+                            incomplete.push(bytes);
+                        }
+                    }
+                }
+                (complete, incomplete)
+            })
+        };
+        // Many acquire/release cycles while the reader polls; long enough for it to see the file
+        // many times (the old create-then-write protocol showed it empty within a few hundred).
+        let started = Instant::now();
+        for _ in 0..3000 {
+            let lock = acquire(path.clone(), "LOCK").unwrap();
+            assert_eq!(fs::read(&path).unwrap(), my_text().as_bytes());
+            drop(lock);
+            if started.elapsed() > Duration::from_secs(20) {
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        let (complete, incomplete) = reader.join().unwrap();
+        assert_eq!(incomplete, Vec::<Vec<u8>>::new(), "seen incomplete");
+        assert!(complete > 0, "the reader never saw the lock file");
+        assert_eq!(
+            entries(dir.path()),
+            Vec::<String>::new(),
+            "no temporary file left"
+        );
+    }
+
+    #[cfg(any(unix, windows))]
+    #[test]
+    fn leftover_temporary_files_do_not_block_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("LOCK");
+        let me = Owner::current().unwrap();
+        let leftovers = [
+            format!("LOCK.{}.0000000000000000.tmp", me.pid),
+            "LOCK.1.ffffffffffffffff.tmp".to_string(),
+        ];
+        fs::write(dir.path().join(&leftovers[0]), me.to_text()).unwrap();
+        fs::write(dir.path().join(&leftovers[1]), "").unwrap();
+        let lock = acquire(path.clone(), "LOCK").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), me.to_text());
+        let mut expected = vec![
+            "LOCK".to_string(),
+            leftovers[0].clone(),
+            leftovers[1].clone(),
+        ];
+        expected.sort();
+        assert_eq!(entries(dir.path()), expected, "only LOCK was added");
+        drop(lock);
+        assert!(!path.exists());
+        // Still no obstacle to the next one.
+        drop(acquire(path.clone(), "LOCK").unwrap());
+    }
+
+    #[cfg(any(unix, windows))]
+    #[test]
+    fn a_held_lock_refuses_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("LOCK");
+        let _held = acquire(path.clone(), "LOCK").unwrap();
+        for _ in 0..3 {
+            let e = acquire(path.clone(), "LOCK").unwrap_err();
+            assert!(matches!(e, Error::Locked { .. }), "{e:?}");
+        }
+        assert_eq!(entries(dir.path()), vec!["LOCK".to_string()]);
+    }
+
+    #[cfg(any(unix, windows))]
+    #[test]
+    fn without_hard_links_the_lock_falls_back_to_create_and_write() {
+        for kind in [
+            io::ErrorKind::Unsupported,
+            io::ErrorKind::PermissionDenied,
+            io::ErrorKind::CrossesDevices,
+            io::ErrorKind::Other,
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("LOCK");
+            let no_links = move |_: &Path, _: &Path| -> io::Result<()> { Err(kind.into()) };
+            let lock = acquire_with(path.clone(), "LOCK", &no_links).unwrap();
+            assert_eq!(fs::read_to_string(&path).unwrap(), my_text(), "{kind:?}");
+            assert_eq!(entries(dir.path()), vec!["LOCK".to_string()], "{kind:?}");
+            // Both paths exclude each other.
+            let e = acquire_with(path.clone(), "LOCK", &no_links).unwrap_err();
+            assert!(matches!(e, Error::Locked { .. }), "{e:?}");
+            let e = acquire(path.clone(), "LOCK").unwrap_err();
+            assert!(matches!(e, Error::Locked { .. }), "{e:?}");
+            drop(lock);
+            assert!(!path.exists(), "{kind:?}");
+            let linked = acquire(path.clone(), "LOCK").unwrap();
+            let e = acquire_with(path.clone(), "LOCK", &no_links).unwrap_err();
+            assert!(matches!(e, Error::Locked { .. }), "{e:?}");
+            drop(linked);
+            assert_eq!(entries(dir.path()), Vec::<String>::new(), "{kind:?}");
+        }
+    }
+
+    #[cfg(any(unix, windows))]
+    #[test]
+    fn an_unparseable_lock_file_is_held_while_young_and_stale_once_5_s_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("LOCK");
+        fs::write(&path, "shaledb-lock 1\npi").unwrap();
+        let e = acquire(path.clone(), "LOCK").unwrap_err();
+        assert!(
+            matches!(&e, Error::Locked { holder, .. } if holder.contains("writing the lock file")),
+            "{e:?}"
+        );
+        let old = SystemTime::now() - Duration::from_secs(6);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let lock = acquire(path.clone(), "LOCK").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), my_text());
+        drop(lock);
+        assert!(!path.exists());
     }
 
     #[cfg(target_os = "linux")]

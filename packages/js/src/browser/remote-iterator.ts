@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { checkLimit, checkReverse } from "../bounds.js";
+import { checkLimit, checkReverse, iteratorOptions } from "../arguments.js";
 import type { Codec } from "../codec.js";
 import { EntryBatch, type IterationMode } from "../entry-batch.js";
 import type { AsyncEntryIterator, IteratorOptions } from "../types.js";
@@ -23,7 +23,7 @@ export function wireRange(
   options: IteratorOptions<unknown> | undefined,
   keys: Codec<unknown>,
 ): { range: WireRange; limit: number; owner: string | undefined } {
-  const o = options ?? {};
+  const o: IteratorOptions<unknown> = iteratorOptions(options);
   const range: WireRange = {};
   for (const bound of ["gt", "gte", "lt", "lte", "prefix"] as const) {
     const value = o[bound];

@@ -5,8 +5,8 @@
  *
  * @module
  */
+import { keyspaceArgument, syncOption } from "../arguments.js";
 import { closedError, invalidArgument } from "../errors.js";
-import { syncOption } from "../packed-ops.js";
 import { settle } from "../settle.js";
 import type { KeyspaceRef, Snapshot, Transaction, WriteOptions } from "../types.js";
 import type { Connection } from "./connection.js";
@@ -81,7 +81,7 @@ export class RemoteSnapshot implements Snapshot {
 /** The snapshot id and owner a read with `snapshot` uses: `[0, undefined]` for the latest state. */
 export function snapshotTarget(
   connection: Connection,
-  snapshot: Snapshot | undefined,
+  snapshot: unknown,
 ): [id: number, owner: string | undefined] {
   if (snapshot === undefined) {
     return [0, undefined];
@@ -98,9 +98,9 @@ export function snapshotTarget(
 /** The store a keyspace argument names (the default store when absent). */
 export function storeOf(
   fallback: RemoteStore,
-  keyspace: KeyspaceRef<unknown, unknown> | undefined,
+  keyspace: unknown,
 ): RemoteStore {
-  if (keyspace === undefined) {
+  if (keyspaceArgument(keyspace) === undefined) {
     return fallback;
   }
   const store = keyspace as RemoteStore;

@@ -5,12 +5,20 @@
  *
  * @module
  */
+import {
+  compactRange,
+  deleteRangeArgument,
+  keysArray,
+  maintainBudget,
+  pathArgument,
+  readSnapshot,
+  syncOption,
+} from "../arguments.js";
 import type { Codec } from "../codec.js";
-import { describe } from "../codec.js";
-import { closedError, invalidArgument } from "../errors.js";
+import { closedError } from "../errors.js";
 import type { IterationMode } from "../entry-batch.js";
 import { keyspaceCodecs } from "../keyspace-args.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, packOperations, syncOption } from "../packed-ops.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, packOperations } from "../packed-ops.js";
 import { settle } from "../settle.js";
 import { runTransaction } from "../transact.js";
 import type {
@@ -64,7 +72,7 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   get(key: unknown, options?: ReadOptions): Promise<unknown> {
     return settle(() => {
       const k = this.encodeKey(key);
-      const [snapshot, owner] = snapshotTarget(this.connection, options?.snapshot);
+      const [snapshot, owner] = snapshotTarget(this.connection, readSnapshot(options));
       return this.connection
         .request("get", [this.keyspaceId, k, snapshot], owner)
         .then((v) => this.#decode(v));
@@ -73,11 +81,8 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
 
   getMany(keys: readonly unknown[], options?: ReadOptions): Promise<unknown[]> {
     return settle(() => {
-      if (!Array.isArray(keys)) {
-        throw invalidArgument("getMany needs an array of keys");
-      }
-      const encoded = keys.map((k) => this.encodeKey(k));
-      const [snapshot, owner] = snapshotTarget(this.connection, options?.snapshot);
+      const encoded = keysArray(keys).map((k) => this.encodeKey(k));
+      const [snapshot, owner] = snapshotTarget(this.connection, readSnapshot(options));
       return this.connection
         .request("getMany", [this.keyspaceId, encoded, snapshot], owner)
         .then((values) => values.map((v) => this.#decode(v)));
@@ -87,7 +92,7 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
   has(key: unknown, options?: ReadOptions): Promise<boolean> {
     return settle(() => {
       const k = this.encodeKey(key);
-      const [snapshot, owner] = snapshotTarget(this.connection, options?.snapshot);
+      const [snapshot, owner] = snapshotTarget(this.connection, readSnapshot(options));
       return this.connection.request("has", [this.keyspaceId, k, snapshot], owner);
     });
   }
@@ -112,15 +117,13 @@ export class RemoteStore implements Keyspace<unknown, unknown> {
 
   deleteRange(range: { gte: unknown; lt: unknown }, options?: WriteOptions): Promise<void> {
     return settle(() => {
-      if (typeof range !== "object" || range === null) {
-        throw invalidArgument("deleteRange needs { gte, lt }");
-      }
+      const { gte, lt } = deleteRangeArgument(range);
       const ops = new PackedOps();
       ops.add(
         OP_DELETE_RANGE,
         this.keyspaceId,
-        this.keyCodec.encode(range.gte, "range.gte"),
-        this.keyCodec.encode(range.lt, "range.lt"),
+        this.keyCodec.encode(gte, "range.gte"),
+        this.keyCodec.encode(lt, "range.lt"),
       );
       return this.connection.request("write", [ops.bytes().slice(), syncOption(options)]);
     });
@@ -171,8 +174,9 @@ class RemoteBatch implements Batch<unknown, unknown> {
   }
 
   deleteRange(range: { gte: unknown; lt: unknown }, keyspace?: KeyspaceRef<unknown, unknown>): this {
+    const { gte, lt } = deleteRangeArgument(range);
     const s = storeOf(this.store, keyspace);
-    this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, s.encodeKey(range.gte), s.encodeKey(range.lt));
+    this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, s.encodeKey(gte), s.encodeKey(lt));
     return this;
   }
 
@@ -247,11 +251,12 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
       return new RemoteBatch(this);
     }
     return settle(() => {
-      const packed = packOperations(this, operations);
+      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations);
+      const sync = syncOption(options);
       if (packed.count === 0) {
-        return Promise.resolve();
+        return this.connection.closed ? Promise.reject(closedError("the database")) : Promise.resolve();
       }
-      return this.connection.request("write", [packed.bytes().slice(), syncOption(options)]);
+      return this.connection.request("write", [packed.bytes().slice(), sync]);
     });
   }
 
@@ -280,28 +285,22 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
     return this.connection.request("flush", []);
   }
 
-  compact(range: { start?: unknown; end?: unknown } = {}): Promise<void> {
+  compact(range?: { start?: unknown; end?: unknown }): Promise<void> {
     return settle(() => {
-      const start = range.start === undefined ? undefined : ownBytes(this.keyCodec.encode(range.start, "start"));
-      const end = range.end === undefined ? undefined : ownBytes(this.keyCodec.encode(range.end, "end"));
+      const bounds = compactRange(range);
+      const start = bounds.start === undefined ? undefined : ownBytes(this.keyCodec.encode(bounds.start, "start"));
+      const end = bounds.end === undefined ? undefined : ownBytes(this.keyCodec.encode(bounds.end, "end"));
       return this.connection.request("compact", [start, end]);
     });
   }
 
   maintain(budgetBytes = 1 << 20): Promise<boolean> {
-    return settle(() => {
-      if (typeof budgetBytes !== "number" || !(budgetBytes > 0)) {
-        throw invalidArgument(`maintain needs a positive number of bytes, got ${describe(budgetBytes)}`);
-      }
-      return this.connection.request("maintain", [budgetBytes]);
-    });
+    return settle(() => this.connection.request("maintain", [maintainBudget(budgetBytes)]));
   }
 
   checkpoint(destination: string): Promise<void> {
     return settle(() => {
-      if (typeof destination !== "string" || destination === "") {
-        throw invalidArgument("checkpoint needs the name of a new database");
-      }
+      pathArgument(destination, "the checkpoint's new database name");
       return this.connection.request("checkpoint", [destination]);
     });
   }
