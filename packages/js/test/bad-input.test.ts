@@ -556,23 +556,38 @@ describe("damaged files are CORRUPTION", () => {
     const dir = databaseOnDisk("wal-torn");
     const wals = filesMatching(dir, /^wal-\d+\.log$/);
     const newest = join(dir, wals[wals.length - 1] as string);
+    // The last record is the synced mark close() appends after its sync: cutting into it
+    // loses no write.
     truncateSync(newest, statSync(newest).size - 3);
     const db = openSync(dir);
     for (let i = 0; i < 100; i++) {
       expect(db.get(`t${String(i).padStart(3, "0")}`)).toBe(`table value ${i} `.repeat(4));
     }
-    for (let i = 0; i < 49; i++) {
+    for (let i = 0; i < 50; i++) {
       expect(db.get(`w${String(i).padStart(3, "0")}`)).toBe(`wal value ${i}`);
     }
-    // Only the write in the torn record is gone.
-    expect(db.get("w049")).toBeUndefined();
     // The database goes on: new writes survive a reopen.
     db.put("after", "torn tail", { sync: true });
     db.close();
     const again = openSync(dir);
     expect(again.get("after")).toBe("torn tail");
-    expect(again.count()).toBe(100 + 49 + 1);
+    expect(again.count()).toBe(100 + 50 + 1);
     again.close();
+  });
+
+  it("a WAL cut inside its last write keeps every write before it", () => {
+    const dir = databaseOnDisk("wal-torn-write");
+    const wals = filesMatching(dir, /^wal-\d+\.log$/);
+    const newest = join(dir, wals[wals.length - 1] as string);
+    // Past the close's synced mark (about 13 bytes) into the record of w049.
+    truncateSync(newest, statSync(newest).size - 20);
+    const db = openSync(dir);
+    for (let i = 0; i < 49; i++) {
+      expect(db.get(`w${String(i).padStart(3, "0")}`)).toBe(`wal value ${i}`);
+    }
+    expect(db.get("w049")).toBeUndefined();
+    expect(db.count()).toBe(100 + 49);
+    db.close();
   });
 
   it("the Promise API rejects a damaged database with CORRUPTION", async () => {

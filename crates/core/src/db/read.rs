@@ -164,8 +164,10 @@ mod tests {
     /// it), and a key that always had a value read as missing. A read point takes both at once.
     #[test]
     fn a_read_point_keeps_every_version_its_sequence_number_needs() {
-        let mut options = Options::default();
-        options.background_thread = false;
+        let options = Options {
+            background_thread: false,
+            ..Options::default()
+        };
         let db = Db::open_in_memory(options).unwrap();
         let k = keys::encode(keys::DEFAULT_KEYSPACE, b"k");
         db.put(b"k", b"v1").unwrap();
