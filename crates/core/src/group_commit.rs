@@ -236,10 +236,11 @@ impl GroupCommit {
             let e = Error::InvalidArgument(format!(
                 "sequence numbers exhausted: {next} is past the maximum {MAX_SEQ}"
             ));
-            for p in &group {
+            for p in group.iter().filter(|p| p.ticket != leader) {
                 st.done
                     .insert(p.ticket, Err(repeat_error(&e, "commit refused")));
             }
+            st.done.insert(leader, Err(e));
             st.leading = false;
             self.wake.notify_all();
             return st;
