@@ -6,6 +6,7 @@
  */
 import { describe } from "../codec.js";
 import { ShaleError, invalidArgument } from "../errors.js";
+import { requireStorageApis } from "./support.js";
 
 const ROOT = "shaledb";
 /** Longest encoded name (OPFS names may be longer; every file system takes 255 bytes). */
@@ -64,12 +65,7 @@ export function opfsError(what: string, error: unknown): ShaleError {
 
 /** The `shaledb` directory of the origin's OPFS root; `undefined` if missing and `create` is false. */
 async function rootDirectory(create: boolean): Promise<FileSystemDirectoryHandle | undefined> {
-  if (typeof navigator === "undefined" || navigator.storage?.getDirectory === undefined) {
-    throw new ShaleError(
-      "IO",
-      "shaledb: this browser has no Origin Private File System (navigator.storage.getDirectory)",
-    );
-  }
+  requireStorageApis();
   try {
     const root = await navigator.storage.getDirectory();
     return await root.getDirectoryHandle(ROOT, { create });
