@@ -98,21 +98,6 @@ export async function databaseDirectory(
   }
 }
 
-/**
- * A new scratch directory under `shaledb/` (where an import checks an archive before it
- * replaces a database), and its entry name. Scratch names start with `.`, which no encoded
- * database name does, so they are never taken for databases.
- */
-export async function scratchDirectory(): Promise<{ entry: string; dir: FileSystemDirectoryHandle }> {
-  const root = (await rootDirectory(true)) as FileSystemDirectoryHandle;
-  const entry = `.scratch-${crypto.randomUUID()}`;
-  try {
-    return { entry, dir: await root.getDirectoryHandle(entry, { create: true }) };
-  } catch (error) {
-    throw opfsError("cannot create a scratch directory", error);
-  }
-}
-
 /** The names of the databases of this origin (directories under `shaledb/`), sorted. */
 export async function databaseNames(): Promise<string[]> {
   const root = await rootDirectory(false);
@@ -135,11 +120,6 @@ export async function databaseNames(): Promise<string[]> {
 /** Removes the directory of database `name` and everything in it; a missing one is fine. */
 export function removeDatabaseDirectory(name: string): Promise<void> {
   return removeEntry(encodeDatabaseName(name), `database "${name}"`);
-}
-
-/** Removes scratch directory `entry` (from {@link scratchDirectory}); a missing one is fine. */
-export function removeScratchDirectory(entry: string): Promise<void> {
-  return removeEntry(entry, "a scratch directory");
 }
 
 async function removeEntry(entry: string, what: string): Promise<void> {

@@ -13,12 +13,12 @@ import { openDatabaseSync, type Environment, type SyncDatabaseImpl } from "../sy
 import { ClientResources, Executor, MERGEABLE } from "./executor.js";
 import { JobQueue } from "./job-queue.js";
 import { acquireLock, whenReleased, type Release } from "./locks.js";
-import { OpfsPool, opfsPoolDirectory } from "./opfs-pool.js";
+import { openLivePool } from "./live-pool.js";
+import type { OpfsPool } from "./opfs-pool.js";
 import {
   checkDatabaseName,
   databaseDirectory,
   encodeDatabaseName,
-  opfsError,
   removeDatabaseDirectory,
 } from "./opfs-directories.js";
 import {
@@ -74,8 +74,6 @@ const TURN_MS = 4;
  */
 const IDLE_SEAL_MS = 1000;
 const IDLE_SEAL_BYTES = 256 << 10;
-/** How long to keep trying to open the slot files a previous owner may still be closing. */
-const POOL_OPEN_PATIENCE_MS = 5000;
 
 /**
  * Bytes a request writes, roughly (a commit's are unknown: counted as `MAINTENANCE_EVERY`);
@@ -114,29 +112,9 @@ interface RemoteClient {
   stopWatching: AbortController;
 }
 
-/** Opens the slot pool of `dir`, waiting while a previous owner still has its files open. */
-async function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
-  const deadline = Date.now() + POOL_OPEN_PATIENCE_MS;
-  for (;;) {
-    try {
-      return await OpfsPool.open(opfsPoolDirectory(dir), { minFree: SLOTS_KEPT });
-    } catch (error) {
-      const busy =
-        error instanceof DOMException &&
-        (error.name === "NoModificationAllowedError" || error.name === "InvalidStateError");
-      if (!busy) {
-        throw opfsError("cannot open the database's files", error);
-      }
-      if (Date.now() > deadline) {
-        throw new ShaleError(
-          "LOCKED",
-          "shaledb: the database's files are still open elsewhere (another worker has access handles on them)",
-          { cause: error },
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
+/** Opens the live slot pool of database directory `dir` (`live-pool.ts`). */
+function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
+  return openLivePool(dir, { minFree: SLOTS_KEPT });
 }
 
 /** Below this size a buffer is copied rather than transferred (cheaper, for small ones). */

@@ -16,6 +16,7 @@
  */
 import type { IterationMode } from "../entry-batch.js";
 import type { ShaleErrorCode } from "../errors.js";
+import type { ImportDebug } from "./import-debug.js";
 import type { OpenOptions, Stats } from "../types.js";
 
 /** Range, direction, limit and snapshot of an iteration, keys encoded. */
@@ -116,6 +117,8 @@ export interface ImportRequest {
   name: string;
   archive: Blob;
   overwrite: boolean;
+  /** Tests only: stop at a given step (`import-debug.ts`). */
+  debug?: ImportDebug;
 }
 
 export type ToWorker =
@@ -131,6 +134,8 @@ export type FromWorker =
   | { type: "failed"; error: WireError }
   /** The import is done. */
   | { type: "imported" }
+  /** Tests only: the import reached the step `ImportRequest.debug` names and waits there. */
+  | { type: "importHalted" }
   | { type: "replies"; replies: Reply[] }
   /** This worker has taken the database over from an owner that went away. */
   | { type: "owner"; owner: string }

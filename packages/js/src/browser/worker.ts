@@ -133,7 +133,7 @@ scope.onmessage = (event) => {
       void open(message);
       break;
     case "import":
-      void runImport(message, WASM_URL).then(
+      void runImport(message, WASM_URL, () => post({ type: "importHalted" })).then(
         () => post({ type: "imported" }),
         (error: unknown) => post({ type: "failed", error: toWire(error) }),
       );
