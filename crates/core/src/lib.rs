@@ -51,6 +51,7 @@ pub mod recordio;
 pub mod sstable;
 pub mod storage;
 pub mod varint;
+pub mod verify;
 pub mod version;
 pub mod version_edit;
 pub mod wal;

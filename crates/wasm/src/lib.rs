@@ -27,6 +27,8 @@ mod recordio;
 mod scratch;
 #[cfg(target_arch = "wasm32")]
 mod snapshots;
+#[cfg(target_arch = "wasm32")]
+mod verify;
 
 use std::sync::{Mutex, PoisonError};
 

@@ -120,9 +120,9 @@ export class NotesStore {
   /**
    * Replaces the notes with those of an archive from `export()`. The database must be closed
    * for that: an import into an open database fails with LOCKED, also when another tab has it
-   * open (closing here hands it over to that tab). `overwrite: true` checks the archive before
-   * it replaces anything, so a damaged one fails (CORRUPTION, INVALID_ARGUMENT) and leaves the
-   * notes as they were. The database is reopened whatever happens.
+   * open (closing here hands it over to that tab). The archive is verified before it replaces
+   * anything, so a damaged one fails (CORRUPTION, INVALID_ARGUMENT) and leaves the notes as they
+   * were. The database is reopened whatever happens.
    */
   async importArchive(archive: Blob): Promise<void> {
     await this.db.close();

@@ -11,6 +11,7 @@ import { checkOpenOptions } from "./open-options.js";
 import { ShaleError, invalidArgument } from "./errors.js";
 import { loadWasm } from "./init-async.js";
 import { Connection } from "./browser/connection.js";
+import { isImportDebug } from "./browser/import-debug.js";
 import { acquireLock } from "./browser/locks.js";
 import { checkDatabaseName, databaseNames, removeDatabaseDirectory } from "./browser/opfs-directories.js";
 import { lockNames, type ImportRequest } from "./browser/protocol.js";
@@ -86,12 +87,12 @@ export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEnco
 /**
  * Creates database `name` from a tar archive of a database directory: one from `export()`, or
  * `tar -cf` of a directory written by native ShaleDB or Node. The archive's files are stored
- * unchanged (a `LOCK` file is skipped), then the database is opened once to check it; if that
- * fails nothing is left behind.
+ * unchanged (a `LOCK` file is skipped) beside the database, every block of every file is
+ * verified and the database opened once to check it; only then does one atomic step make it
+ * the database `name`. A damaged archive, a failure, or the tab going away at any moment leaves
+ * the database as it was (or absent), never half imported.
  *
- * With `overwrite: true` an existing database is replaced, once the archive has been checked (in
- * a scratch directory): a bad archive leaves it as it was. Only a failure of the storage (or the
- * browser going down) during the replacement itself can leave it incomplete.
+ * With `overwrite: true` an existing database is replaced (at that atomic step).
  *
  * @throws {ShaleError} `ALREADY_EXISTS` if the database exists (unless `overwrite: true`);
  *   `LOCKED` if it is open; `INVALID_ARGUMENT` for an archive that is not a tar of one database
@@ -122,10 +123,21 @@ export async function importDatabase(
   const worker = spawnWorker();
   try {
     const done = firstMessage(worker);
-    worker.postMessage({ type: "import", name, archive: blob, overwrite } satisfies ImportRequest);
+    // A test hook (not public): stop the import at a given step; the worker is then ended.
+    const debug: unknown = (options as { debug?: unknown }).debug;
+    worker.postMessage({
+      type: "import",
+      name,
+      archive: blob,
+      overwrite,
+      ...(isImportDebug(debug) ? { debug } : {}),
+    } satisfies ImportRequest);
     const reply = await done;
     if (reply.type === "failed") {
       throw fromWire(reply.error);
+    }
+    if (reply.type === "importHalted") {
+      throw new ShaleError("IO", "shaledb: the import was stopped by its test hook");
     }
   } finally {
     worker.terminate();

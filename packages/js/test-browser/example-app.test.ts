@@ -205,6 +205,44 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   expect(problems).toEqual([]);
 }
 
+/**
+ * The README's promise for several tabs: a second tab, served by the first, goes on adding,
+ * searching and deleting notes after the first tab (the owner) closes — its keyspace handle of
+ * the title index included.
+ */
+async function secondTabAfterTheFirstCloses(context: BrowserContext, origin: string): Promise<void> {
+  const problems: string[] = [];
+  const loaded = new Set<string>();
+  const first = await context.newPage();
+  watch(first, problems, loaded);
+  await first.goto(origin + "/");
+  await ready(first, problems);
+  await addNote(first, "From the first tab", "");
+  const second = await context.newPage();
+  watch(second, problems, loaded);
+  await second.goto(origin + "/");
+  await ready(second, problems); // served by the first tab
+  await addNote(second, "Second tab, before", "");
+  await first.close(); // the owner goes: the second tab's worker takes over
+
+  await addNote(second, "Second tab, after", "");
+  expect(await titles(second)).toEqual(["Second tab, after", "Second tab, before", "From the first tab"]);
+  await search(second, "second tab", ["Second tab, after", "Second tab, before"]);
+  await search(second, "from", ["From the first tab"]);
+  await search(second, "", ["Second tab, after", "Second tab, before", "From the first tab"]);
+  await second.locator("#notes li", { hasText: "Second tab, before" }).getByRole("button", { name: "Delete" }).click();
+  await eventually(() => titles(second)).toEqual(["Second tab, after", "From the first tab"]);
+  await search(second, "second", ["Second tab, after"]);
+  expect(await noError(second)).toBe("");
+
+  // And the data is the database's, not the tab's: a reload reads it back.
+  await second.reload();
+  await ready(second, problems);
+  await search(second, "", ["Second tab, after", "From the first tab"]);
+  await second.close();
+  expect(problems).toEqual([]);
+}
+
 describe("examples/browser, installed from npm pack", () => {
   let app = "";
   let profile: Profile;
@@ -240,6 +278,21 @@ describe("examples/browser, installed from npm pack", () => {
       expect(loaded).not.toContain("/node_modules/shaledb/dist/browser.js");
       expect(loaded).toContain("/node_modules/shaledb/dist/browser/worker.js");
       expect(loaded).toContain("/node_modules/shaledb/wasm/shaledb_wasm_bg.wasm");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a second tab keeps adding, searching and deleting notes after the first tab closes", async () => {
+    const server: ViteDevServer = await createServer({
+      root: app,
+      configFile: false,
+      logLevel: "warn",
+      server: { host: "127.0.0.1", port: 0, strictPort: true },
+    });
+    try {
+      await server.listen();
+      await secondTabAfterTheFirstCloses(context, new URL(server.resolvedUrls!.local[0]!).origin);
     } finally {
       await server.close();
     }

@@ -31,7 +31,7 @@ mod maintain;
 mod open;
 mod options;
 mod read;
-mod recovery;
+pub(crate) mod recovery;
 mod snapshot;
 mod snapshots;
 mod transaction;

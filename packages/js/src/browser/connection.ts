@@ -5,17 +5,20 @@
  * owner goes, to whichever worker takes over (perhaps this page's own).
  *
  * Requests made in one turn of the event loop travel in one message. When the owner changes,
- * requests it had not answered are sent again to the next one if that is safe (reads, and writes
- * whose repetition leaves the same state: put, delete, batches); those tied to the gone owner's
- * iterators, snapshots and transactions fail (`CLOSED`; `CONFLICT` for a transaction, so that
- * `transact` retries it), and a commit or checkpoint whose outcome cannot be known fails with
- * `IO`.
+ * requests it had not answered are sent again to the next one if that is safe: reads, and
+ * writes (put, delete, batches), which the next owner carries out only if no owner applied them
+ * yet (`applied-writes.ts`: exactly once); those tied to the gone owner's iterators, snapshots
+ * and transactions fail (`CLOSED`; `CONFLICT` for a transaction, so that `transact` retries it),
+ * and a commit or checkpoint whose outcome cannot be known fails with `IO`. Keyspaces are
+ * numbered by the page (`page-keyspaces.ts`) and declared by name to each new owner, so the
+ * same handles keep naming the same keyspaces.
  *
  * @module
  */
 import { ShaleError, closedError } from "../errors.js";
 import { acquireLock, type Release } from "./locks.js";
 import { databaseDirectory } from "./opfs-directories.js";
+import { PageKeyspaces } from "./page-keyspaces.js";
 import {
   PROTOCOL_VERSION,
   channelNames,
@@ -32,6 +35,7 @@ import {
   type ToOwner,
 } from "./protocol.js";
 import { firstMessage, spawnWorker } from "./spawn-worker.js";
+import { requireStorageApis } from "./support.js";
 import { fromWire } from "./wire-error.js";
 
 /** How long a page waits for the owner of a database to answer before `open` fails. */
@@ -55,6 +59,8 @@ interface Pending {
   sentTo: string | undefined;
   /** Whether the caller wants `[result, owner]` rather than the result alone. */
   withOwner: boolean;
+  /** Whether it was sent to an owner that went away without answering. */
+  resent: boolean;
   resolve(value: unknown): void;
   reject(error: ShaleError): void;
 }
@@ -83,7 +89,7 @@ function ownerGone(op: Op, name: string): ShaleError {
 
 export class Connection {
   /** Identifies this page's connection to other tabs. */
-  readonly client = crypto.randomUUID();
+  readonly client: string;
   readonly name: string;
   /** Whether the database was created by this open. */
   readonly created: boolean;
@@ -92,7 +98,9 @@ export class Connection {
   #local: boolean;
   /** The owner serving this page now; `undefined` while looking for one. */
   #owner: string | undefined;
+  /** In the order of their ids (a Map keeps the order of insertion). */
   readonly #pending = new Map<number, Pending>();
+  readonly #keyspaces = new PageKeyspaces();
   /** Ids of pending requests not sent yet. */
   #unsent: number[] = [];
   #nextId = 1;
@@ -113,7 +121,14 @@ export class Connection {
   #welcomed: ((owner: string) => void) | undefined;
   #refused: ((error: ShaleError) => void) | undefined;
 
-  private constructor(name: string, worker: Worker, owner: string | undefined, created: boolean) {
+  private constructor(
+    client: string,
+    name: string,
+    worker: Worker,
+    owner: string | undefined,
+    created: boolean,
+  ) {
+    this.client = client;
     this.name = name;
     this.#worker = worker;
     this.#local = owner !== undefined;
@@ -128,7 +143,9 @@ export class Connection {
   }
 
   /** Starts a worker for `request` and connects to whoever owns the database. */
-  static async open(request: OpenRequest): Promise<Connection> {
+  static async open(options: Omit<OpenRequest, "client">): Promise<Connection> {
+    requireStorageApis();
+    const request: OpenRequest = { ...options, client: crypto.randomUUID() };
     const worker = spawnWorker();
     const answer = firstMessage(worker);
     // While the worker starts, the page looks the database's directory up (OPFS lookups take a
@@ -154,7 +171,7 @@ export class Connection {
         ? fromWire(first.error)
         : new ShaleError("IO", `shaledb: unexpected message from the worker: ${first.type}`);
     }
-    const connection = new Connection(request.name, worker, first.owner, first.created);
+    const connection = new Connection(request.client, request.name, worker, first.owner, first.created);
     if (first.owner === undefined) {
       try {
         await connection.#joinRemote(request);
@@ -189,6 +206,17 @@ export class Connection {
     return this.#request(op, args, bound, false) as Promise<Result<O>>;
   }
 
+  /**
+   * Opens keyspace `name` (creating it if missing) and resolves with this page's number for it,
+   * which names it for the life of this connection, whichever tab owns the database.
+   */
+  async openKeyspace(name: string): Promise<number> {
+    const number = this.#keyspaces.numberOf(name);
+    const [, owner] = await this.requestServed("keyspace", [name, number]);
+    this.#keyspaces.opened(name, owner);
+    return number;
+  }
+
   #request(op: Op, args: unknown[], bound: string | undefined, withOwner: boolean): Promise<unknown> {
     if (this.#closing !== undefined) {
       return Promise.reject(closedError(`database "${this.name}"`));
@@ -204,7 +232,7 @@ export class Connection {
     }
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
-      this.#pending.set(id, { op, args, bound, sentTo: undefined, withOwner, resolve, reject });
+      this.#pending.set(id, { op, args, bound, sentTo: undefined, withOwner, resent: false, resolve, reject });
       this.#unsent.push(id);
       this.#queueSend();
     });
@@ -237,18 +265,29 @@ export class Connection {
       const pending = this.#pending.get(id);
       if (pending !== undefined && pending.sentTo === undefined) {
         pending.sentTo = owner;
-        requests.push([id, pending.op, pending.args] as RequestMessage);
+        const request = [id, pending.op, pending.args] as unknown as RequestMessage;
+        if (pending.resent) {
+          request[3] = 1;
+        }
+        requests.push(request);
       }
     }
+    const keyspaces = this.#keyspaces.declarationsFor(owner);
     try {
       if (this.#local) {
-        this.#worker.postMessage({ type: "requests", requests });
+        this.#worker.postMessage(
+          keyspaces === undefined ? { type: "requests", requests } : { type: "requests", requests, keyspaces },
+        );
       } else {
+        // Every request numbered below the first one still pending has its answer.
+        const settled = this.#pending.keys().next().value ?? this.#nextId;
         this.#channels?.requests.postMessage({
           type: "requests",
           client: this.client,
           owner,
           requests,
+          ...(keyspaces === undefined ? {} : { keyspaces }),
+          settled,
         } satisfies ToOwner);
       }
     } catch (error) {
@@ -328,7 +367,10 @@ export class Connection {
         continue;
       }
       if (pending.bound === undefined && !UNKNOWN_OUTCOME.has(pending.op)) {
-        pending.sentTo = undefined; // Safe to repeat: the next owner gets it.
+        // Safe to repeat: the next owner gets it (and answers a write an owner applied already
+        // without applying it again: `applied-writes.ts`).
+        pending.sentTo = undefined;
+        pending.resent = true;
         this.#unsent.push(id);
       } else if (RELEASES.has(pending.op)) {
         this.#settle(id, true, undefined);

@@ -1,13 +1,14 @@
 /**
  * The owner's side of the requests (`protocol.ts`): each one carried out on the open database,
- * with bytes for keys and values. Iterators, snapshots and transactions belong to the client
- * that opened them ({@link ClientResources}) and are released when it leaves.
+ * with bytes for keys and values. Iterators, snapshots, transactions and keyspace numbers belong
+ * to the client that opened them ({@link ClientResources}); the first three are released when
+ * it leaves.
  *
  * @module
  */
 import { checkReverse } from "../bounds.js";
 import { keyCodec } from "../codec.js";
-import { closedError, invalidArgument } from "../errors.js";
+import { ShaleError, closedError, invalidArgument } from "../errors.js";
 import { NativeIterator } from "../native-iterator.js";
 import { OP_DELETE, OP_PUT, PackedOps } from "../packed-ops.js";
 import type { SnapshotImpl } from "../snapshot.js";
@@ -16,12 +17,22 @@ import type { SyncDatabaseImpl } from "../sync-database.js";
 import type { SyncTransactionImpl } from "../transaction.js";
 import { writePackedBytes } from "../write-packed.js";
 import type { IteratorOptions, ReadOptions } from "../types.js";
-import type { Args, BrowserStats, Op, RequestMessage, Result, WireRange } from "./protocol.js";
+import { checkUserKeyspaceName } from "./applied-writes.js";
+import { ClientKeyspaces } from "./client-keyspaces.js";
+import type {
+  Args,
+  BrowserStats,
+  KeyspaceDeclaration,
+  Op,
+  RequestMessage,
+  Result,
+  WireRange,
+} from "./protocol.js";
 
 const bytes = keyCodec("binary");
 
-/** Requests that {@link Executor.writeMerged} may apply together. */
-export const MERGEABLE: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write"]);
+/** The writes: {@link Executor.commitWrites} applies any run of them as one atomic batch. */
+export const WRITES: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write"]);
 
 /** A transaction, and the first failure of a write into it (its commit then fails with that). */
 interface OpenTransaction {
@@ -31,9 +42,23 @@ interface OpenTransaction {
 
 /** What one client (a page) has open on the owner. */
 export class ClientResources {
+  /** Its keyspace numbers, bound to the engine's. */
+  readonly keyspaces = new ClientKeyspaces();
+  /** Tests only (`debugLoseReplies`): drop the replies to the client's next message. */
+  loseNextReplies = false;
   readonly iterators = new Map<number, NativeIterator>();
   readonly snapshots = new Map<number, SnapshotImpl>();
   readonly transactions = new Map<number, OpenTransaction>();
+
+  constructor(
+    /** The client's id (`Connection.client`). */
+    readonly id: string,
+    /**
+     * Whether its writes are recorded as applied (`applied-writes.ts`): a page served from
+     * another tab, which may lose replies and send requests again to the next owner.
+     */
+    readonly tracked: boolean,
+  ) {}
 
   /** Releases everything the client still has open. */
   closeAll(): void {
@@ -52,6 +77,8 @@ export interface OwnerServices {
   exportArchive(): Blob;
   stats(): Promise<BrowserStats>;
   debugPanic(message: string): void;
+  debugLoseReplies(client: ClientResources): void;
+  debugFailMergedWrite(code: ShaleError["code"]): void;
 }
 
 type Handler<O extends Op> = (
@@ -62,7 +89,9 @@ type Handler<O extends Op> = (
 export class Executor {
   readonly #db: SyncDatabaseImpl;
   readonly #services: OwnerServices;
+  /** Engine keyspaces by engine number (0: the default one) and by name. */
   readonly #stores = new Map<number, StoreImpl>();
+  readonly #byName = new Map<string, number>();
   #nextHandle = 1;
 
   constructor(db: SyncDatabaseImpl, services: OwnerServices) {
@@ -72,41 +101,81 @@ export class Executor {
   }
 
   /**
-   * Carries out a run of writes (`put`, `delete`, `write`; see {@link MERGEABLE}) as one atomic
-   * batch: one log record, one file write, instead of one each. Each request's own effect
-   * stays atomic. Returns `false`, having written nothing, if the batch failed: the caller then
-   * runs them one by one, so that each gets its own outcome.
+   * Applies writes `requests` (`put`, `delete`, `write`: {@link WRITES}) of `client` as one
+   * atomic batch — one log record, one file write — with `extra` packed operations (engine
+   * keyspace numbers) appended to it. Each request's own effect stays atomic.
+   *
+   * Throws the batch's error. `INVALID_ARGUMENT` is found before anything is committed (a bad
+   * keyspace number, an oversize key): nothing was written. After any other error (`IO`,
+   * `QUOTA`, `POISONED`, `PANIC`) whether the batch was written is unknown.
    */
-  writeMerged(requests: readonly RequestMessage[]): boolean {
-    try {
-      writePackedBytes(this.#db.db, ...Executor.#merge(requests));
-      return true;
-    } catch {
-      return false;
+  commitWrites(client: ClientResources, requests: readonly RequestMessage[], extra?: Uint8Array): void {
+    writePackedBytes(this.#db.db, ...Executor.#merge(client, requests, extra));
+  }
+
+  /**
+   * Binds the keyspace numbers a client declares (it opened them with earlier owners: they
+   * exist). One that cannot be opened fails the requests that use it, with that error.
+   */
+  declare(client: ClientResources, declarations: readonly KeyspaceDeclaration[]): void {
+    for (const [number, name] of declarations) {
+      try {
+        checkUserKeyspaceName(name);
+        client.keyspaces.bind(number, this.#openKeyspace(name));
+      } catch (error) {
+        client.keyspaces.fail(
+          number,
+          error instanceof ShaleError ? error : new ShaleError("IO", `shaledb: ${String(error)}`),
+        );
+      }
     }
   }
 
-  /** The packed operations of a run of writes, and whether any asked for `sync`. */
-  static #merge(requests: readonly RequestMessage[]): [Uint8Array, boolean] {
+  /** The engine number of keyspace `name`, opened (and created if missing) on first use. */
+  #openKeyspace(name: string): number {
+    let ks = this.#byName.get(name);
+    if (ks === undefined) {
+      const store = this.#db.keyspace(name, { keyEncoding: "binary", valueEncoding: "binary" });
+      ks = (store as unknown as StoreImpl).keyspaceId;
+      this.#stores.set(ks, store as unknown as StoreImpl);
+      this.#byName.set(name, ks);
+    }
+    return ks;
+  }
+
+  /** The packed operations (engine keyspace numbers) of a run of writes, and whether any asked for `sync`. */
+  static #merge(
+    client: ClientResources,
+    requests: readonly RequestMessage[],
+    extra: Uint8Array | undefined,
+  ): [Uint8Array, boolean] {
     const ops = new PackedOps();
     const parts: Uint8Array[] = [];
     let sync = false;
     for (const [, op, args] of requests) {
       if (op === "put") {
         const [ks, key, value, s] = args as Args<"put">;
-        ops.add(OP_PUT, ks, key, value);
+        ops.add(OP_PUT, client.keyspaces.engine(ks), key, value);
         sync ||= s;
       } else if (op === "delete") {
         const [ks, key, s] = args as Args<"delete">;
-        ops.add(OP_DELETE, ks, key);
+        ops.add(OP_DELETE, client.keyspaces.engine(ks), key);
+        sync ||= s;
+      } else if (op === "write") {
+        const [packed, s] = args as Args<"write">;
+        parts.push(client.keyspaces.remap(packed));
         sync ||= s;
       } else {
-        const [packed, s] = args as Args<"write">;
-        parts.push(packed);
-        sync ||= s;
+        throw invalidArgument(`${op} is not a write`);
       }
     }
     parts.push(ops.bytes());
+    if (extra !== undefined) {
+      parts.push(extra);
+    }
+    if (parts.length === 1) {
+      return [parts[0] as Uint8Array, sync];
+    }
     const merged = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;
     for (const part of parts) {
@@ -125,8 +194,9 @@ export class Executor {
     return handler(client, ...args);
   }
 
-  #store(ks: number): StoreImpl {
-    const store = this.#stores.get(ks);
+  /** The engine keyspace that `client`'s keyspace number `ks` names. */
+  #store(client: ClientResources, ks: number): StoreImpl {
+    const store = this.#stores.get(client.keyspaces.engine(ks));
     if (store === undefined) {
       throw invalidArgument(`no keyspace number ${ks} is open`);
     }
@@ -134,8 +204,8 @@ export class Executor {
   }
 
   /** The keyspace argument of a transaction call: `undefined` for the default one. */
-  #txKeyspace(ks: number): StoreImpl | undefined {
-    return ks === 0 ? undefined : this.#store(ks);
+  #txKeyspace(client: ClientResources, ks: number): StoreImpl | undefined {
+    return ks === 0 ? undefined : this.#store(client, ks);
   }
 
   /** Read options naming the client's snapshot `id` (none for 0 or absent). */
@@ -174,27 +244,28 @@ export class Executor {
   }
 
   readonly #handlers: { [O in Op]: Handler<O> } = {
-    keyspace: (_client, name) => {
-      const store = this.#db.keyspace(name, { keyEncoding: "binary", valueEncoding: "binary" });
-      const ks = (store as unknown as StoreImpl).keyspaceId;
-      this.#stores.set(ks, store as unknown as StoreImpl);
-      return ks;
+    keyspace: (client, name, number) => {
+      if (typeof name !== "string" || name === "") {
+        throw invalidArgument("a keyspace name must be a non-empty string");
+      }
+      checkUserKeyspaceName(name);
+      client.keyspaces.bind(number, this.#openKeyspace(name));
     },
     get: (client, ks, key, snapshot) =>
-      this.#store(ks).get(key, this.#read(client, snapshot)) as Uint8Array | undefined,
+      this.#store(client, ks).get(key, this.#read(client, snapshot)) as Uint8Array | undefined,
     getMany: (client, ks, keys, snapshot) =>
-      this.#store(ks).getMany(keys, this.#read(client, snapshot)) as (
+      this.#store(client, ks).getMany(keys, this.#read(client, snapshot)) as (
         | Uint8Array
         | undefined
       )[],
     has: (client, ks, key, snapshot) =>
-      this.#store(ks).has(key, this.#read(client, snapshot)),
-    put: (_client, ks, key, value, sync) => this.#store(ks).put(key, value, { sync }),
-    delete: (_client, ks, key, sync) => this.#store(ks).delete(key, { sync }),
-    write: (_client, ops, sync) => writePackedBytes(this.#db.db, ops, sync),
+      this.#store(client, ks).has(key, this.#read(client, snapshot)),
+    put: (client, ks, key, value, sync) => this.#store(client, ks).put(key, value, { sync }),
+    delete: (client, ks, key, sync) => this.#store(client, ks).delete(key, { sync }),
+    write: (client, ops, sync) => writePackedBytes(this.#db.db, client.keyspaces.remap(ops), sync),
     iterOpen: (client, ks, range, mode, first) => {
-      this.#store(ks);
-      const it = new NativeIterator(this.#db.db, ks, this.#range(client, range), bytes);
+      const engine = this.#store(client, ks).keyspaceId;
+      const it = new NativeIterator(this.#db.db, engine, this.#range(client, range), bytes);
       const batch = it.fetch(first, mode);
       if (it.exhausted) {
         return [0, batch];
@@ -218,7 +289,7 @@ export class Executor {
       client.iterators.get(id)?.close();
       client.iterators.delete(id);
     },
-    count: (client, ks, range) => this.#store(ks).count(this.#range(client, range)),
+    count: (client, ks, range) => this.#store(client, ks).count(this.#range(client, range)),
     snapshotOpen: (client) => {
       const id = this.#nextHandle++;
       client.snapshots.set(id, this.#db.snapshot() as SnapshotImpl);
@@ -237,14 +308,14 @@ export class Executor {
       return id;
     },
     txGet: (client, tx, ks, key) =>
-      this.#transaction(client, tx).tx.get(key, this.#txKeyspace(ks)) as Uint8Array | undefined,
+      this.#transaction(client, tx).tx.get(key, this.#txKeyspace(client, ks)) as Uint8Array | undefined,
     txPut: (client, tx, ks, key, value) => {
       const open = this.#transaction(client, tx);
-      Executor.#intoTransaction(open, () => open.tx.put(key, value, this.#txKeyspace(ks)));
+      Executor.#intoTransaction(open, () => open.tx.put(key, value, this.#txKeyspace(client, ks)));
     },
     txDelete: (client, tx, ks, key) => {
       const open = this.#transaction(client, tx);
-      Executor.#intoTransaction(open, () => open.tx.delete(key, this.#txKeyspace(ks)));
+      Executor.#intoTransaction(open, () => open.tx.delete(key, this.#txKeyspace(client, ks)));
     },
     txCommit: (client, tx, sync) => {
       const open = this.#transaction(client, tx);
@@ -270,5 +341,7 @@ export class Executor {
     stats: () => this.#services.stats(),
     export: () => this.#services.exportArchive(),
     debugPanic: (_client, message) => this.#services.debugPanic(message),
+    debugLoseReplies: (client) => this.#services.debugLoseReplies(client),
+    debugFailMergedWrite: (_client, code) => this.#services.debugFailMergedWrite(code),
   };
 }

@@ -1,15 +1,28 @@
 /**
  * `importDatabase` inside a worker: a tar archive of a database directory (from `export()`, or
- * `tar -cf` of a directory written natively or by Node) becomes database `name` in OPFS. The
- * files are written as they are, then the database is opened once to check it. A failure leaves
- * nothing behind; and when the import replaces a database (`overwrite`), the archive is checked
- * in a scratch directory first, so that a bad one leaves the old database as it was.
+ * `tar -cf` of a directory written natively or by Node) becomes database `name` in OPFS.
+ *
+ * Crash-safe and all-or-nothing (`live-pool.ts`): the files are written aside, into a new slot
+ * pool of the database's directory, then every block of every file is verified
+ * (`verifyStorage`, the core's `shaledb::verify`) and the database opened once there; only
+ * then does one atomic step (the `POOL` marker) make the new pool live, and the old one is
+ * removed. A damaged archive, a failure, or the tab going away at any point leaves the old
+ * database (or none) as it was; leftovers go at the next open or import.
  *
  * @module
  */
+import { call, wasm } from "../engine.js";
 import { ShaleError } from "../errors.js";
 import { loadWasm } from "../init-async.js";
 import { openDatabaseSync } from "../sync-database.js";
+import type { ImportDebug, ImportHalt } from "./import-debug.js";
+import {
+  poolDirectory,
+  readDirectoryState,
+  removeLeftovers,
+  switchLivePool,
+  type DirectoryState,
+} from "./live-pool.js";
 import { acquireLock } from "./locks.js";
 import { OpfsPool, opfsPoolDirectory } from "./opfs-pool.js";
 import {
@@ -17,8 +30,6 @@ import {
   databaseDirectory,
   opfsError,
   removeDatabaseDirectory,
-  removeScratchDirectory,
-  scratchDirectory,
 } from "./opfs-directories.js";
 import { lockNames, type ImportRequest } from "./protocol.js";
 import { readTar, type TarFile } from "./tar.js";
@@ -41,30 +52,54 @@ async function archiveFiles(archive: Blob): Promise<TarFile[]> {
   return files;
 }
 
-/** Whether `dir` holds any file (a database, or what is left of one). */
-async function holdsFiles(dir: FileSystemDirectoryHandle): Promise<boolean> {
-  const pool = await OpfsPool.open(opfsPoolDirectory(dir), { minFree: 0 });
-  try {
-    return pool.list().length > 0;
-  } finally {
-    pool.releaseAll();
+/** What `verifyStorage` reports (crates/wasm/src/verify.rs). */
+interface VerifyReport {
+  problems: { file: string; offset?: number; code: string; message: string }[];
+}
+
+/**
+ * Reads every file of the database in `pool` and checks every block; throws the first problem
+ * as a typed error naming the file and offset (`CORRUPTION`, `VERSION_UNSUPPORTED`, ...).
+ */
+function verify(pool: OpfsPool): void {
+  const report = call(() => wasm.verifyStorage(pool)) as VerifyReport;
+  const [first, ...more] = report.problems;
+  if (first !== undefined) {
+    const others = more.length === 0 ? "" : ` (and ${more.length} more problem${more.length === 1 ? "" : "s"})`;
+    throw new ShaleError(first.code as ShaleError["code"], `shaledb: the archive is damaged: ${first.message}${others}`);
   }
 }
 
-/** Writes `files` into the (empty) pool of `dir`, then opens them as database `label`. */
-async function writeAndCheck(
+/** Waits forever after telling the page (a test hook: the page then ends this worker). */
+async function haltIf(debug: ImportDebug | undefined, at: ImportHalt, halted: () => void): Promise<void> {
+  if (debug?.halt === at) {
+    halted();
+    await new Promise<never>(() => undefined);
+  }
+}
+
+/** Writes `files` into the new pool `dir`, verifies them, and opens them once as `label`. */
+async function writeAside(
   dir: FileSystemDirectoryHandle,
   label: string,
   files: readonly TarFile[],
+  debug: ImportDebug | undefined,
+  halted: () => void,
 ): Promise<void> {
   const pool = await OpfsPool.open(opfsPoolDirectory(dir));
   try {
     await pool.reserve(files.length + 4);
-    for (const file of files) {
-      pool.writeNewFile(file.name, file.data);
+    // In archive order: nothing reads this pool before the switch, so the order is free.
+    for (const [i, file] of files.entries()) {
+      pool.writeNewFile(file.name, file.data); // each written and flushed
+      if (i + 1 === Math.ceil(files.length / 2)) {
+        await haltIf(debug, "writing", halted);
+      }
     }
     pool.syncDir();
-    // Opening checks the manifest and replays the logs; closing releases the pool.
+    verify(pool);
+    // Opening checks what verification does not (options, keyspaces), and replays the logs
+    // into a table; closing releases the pool's files.
     openDatabaseSync({ resolve: (n) => n, storage: () => pool }, label, {
       createIfMissing: false,
       autoMaintenance: false,
@@ -74,7 +109,11 @@ async function writeAndCheck(
   }
 }
 
-export async function runImport(request: ImportRequest, wasmUrl: URL): Promise<void> {
+/**
+ * Carries out `request`. `halted` tells the page that a test hook stopped the import
+ * (`request.debug`).
+ */
+export async function runImport(request: ImportRequest, wasmUrl: URL, halted: () => void): Promise<void> {
   const name = checkDatabaseName(request.name);
   const files = await archiveFiles(request.archive);
   const release = await acquireLock(lockNames.database(name), { ifAvailable: true });
@@ -83,29 +122,66 @@ export async function runImport(request: ImportRequest, wasmUrl: URL): Promise<v
   }
   try {
     await loadWasm(wasmUrl);
-    const exists = await holdsFiles(await databaseDirectory(name, true));
+    const dir = await databaseDirectory(name, true);
+    const state = await readDirectoryState(dir);
+    const exists = await holdsDatabase(dir, state);
     if (exists && !request.overwrite) {
       throw new ShaleError(
         "ALREADY_EXISTS",
         `shaledb: database "${name}" already exists (pass { overwrite: true } to replace it)`,
       );
     }
-    if (exists) {
-      const scratch = await scratchDirectory();
-      try {
-        await writeAndCheck(scratch.dir, name, files);
-      } finally {
-        await removeScratchDirectory(scratch.entry).catch(() => undefined);
-      }
-      await removeDatabaseDirectory(name);
-    }
+    await removeLeftovers(dir, state);
+    const next = Math.max(state.live, ...state.pools) + 1;
     try {
-      await writeAndCheck(await databaseDirectory(name, true), name, files);
+      await writeAside(await poolDirectory(dir, next, true), name, files, request.debug, halted);
+      await haltIf(request.debug, "verified", halted);
+      await switchLivePool(dir, state.marker, next);
     } catch (error) {
-      await removeDatabaseDirectory(name).catch(() => undefined);
+      await discardPool(dir, name, next, exists);
       throw error;
     }
+    await haltIf(request.debug, "switched", halted);
+    // The old pool is garbage now (and would be removed at the next open anyway).
+    await removeLeftovers(dir, await readDirectoryState(dir)).catch(() => undefined);
   } finally {
     release();
+  }
+}
+
+/**
+ * After a failed import: removes the new pool `next` of database `name` (directory `dir`), or
+ * the whole directory if the database did not exist before (`existed`) — unless the switch to
+ * `next` took place after all (a failure while flushing the marker, say).
+ */
+async function discardPool(dir: FileSystemDirectoryHandle, name: string, next: number, existed: boolean): Promise<void> {
+  try {
+    const now = await readDirectoryState(dir);
+    if (now.live === next) {
+      return; // The new database is the live one: nothing to undo.
+    }
+    if (existed) {
+      await removeLeftovers(dir, now);
+    } else {
+      await removeDatabaseDirectory(name);
+    }
+  } catch {
+    // Left for the next open or import to remove.
+  }
+}
+
+/** Whether the live pool of `dir` holds any file (a database, or what is left of one). */
+async function holdsDatabase(dir: FileSystemDirectoryHandle, state: DirectoryState): Promise<boolean> {
+  if (state.live === 0) {
+    // The slot files are there; whether one holds a file, their headers tell.
+    if (state.topSlots.length === 0) {
+      return false;
+    }
+  }
+  const pool = await OpfsPool.open(opfsPoolDirectory(await poolDirectory(dir, state.live, false)), { minFree: 0 });
+  try {
+    return pool.list().length > 0;
+  } finally {
+    pool.releaseAll();
   }
 }

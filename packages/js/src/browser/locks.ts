@@ -4,6 +4,8 @@
  * @module
  */
 
+import { requireStorageApis } from "./support.js";
+
 /** Releases a held lock (idempotent). */
 export type Release = () => void;
 
@@ -16,6 +18,11 @@ export function acquireLock(
   name: string,
   options: { ifAvailable?: boolean; signal?: AbortSignal } = {},
 ): Promise<Release | undefined> {
+  try {
+    requireStorageApis();
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return new Promise((resolve, reject) => {
     const request: LockOptions = options.ifAvailable === true ? { ifAvailable: true } : {};
     if (options.signal !== undefined) {

@@ -6,6 +6,7 @@
  */
 import { describe } from "../codec.js";
 import { ShaleError, invalidArgument } from "../errors.js";
+import { requireStorageApis } from "./support.js";
 
 const ROOT = "shaledb";
 /** Longest encoded name (OPFS names may be longer; every file system takes 255 bytes). */
@@ -64,12 +65,7 @@ export function opfsError(what: string, error: unknown): ShaleError {
 
 /** The `shaledb` directory of the origin's OPFS root; `undefined` if missing and `create` is false. */
 async function rootDirectory(create: boolean): Promise<FileSystemDirectoryHandle | undefined> {
-  if (typeof navigator === "undefined" || navigator.storage?.getDirectory === undefined) {
-    throw new ShaleError(
-      "IO",
-      "shaledb: this browser has no Origin Private File System (navigator.storage.getDirectory)",
-    );
-  }
+  requireStorageApis();
   try {
     const root = await navigator.storage.getDirectory();
     return await root.getDirectoryHandle(ROOT, { create });
@@ -102,21 +98,6 @@ export async function databaseDirectory(
   }
 }
 
-/**
- * A new scratch directory under `shaledb/` (where an import checks an archive before it
- * replaces a database), and its entry name. Scratch names start with `.`, which no encoded
- * database name does, so they are never taken for databases.
- */
-export async function scratchDirectory(): Promise<{ entry: string; dir: FileSystemDirectoryHandle }> {
-  const root = (await rootDirectory(true)) as FileSystemDirectoryHandle;
-  const entry = `.scratch-${crypto.randomUUID()}`;
-  try {
-    return { entry, dir: await root.getDirectoryHandle(entry, { create: true }) };
-  } catch (error) {
-    throw opfsError("cannot create a scratch directory", error);
-  }
-}
-
 /** The names of the databases of this origin (directories under `shaledb/`), sorted. */
 export async function databaseNames(): Promise<string[]> {
   const root = await rootDirectory(false);
@@ -139,11 +120,6 @@ export async function databaseNames(): Promise<string[]> {
 /** Removes the directory of database `name` and everything in it; a missing one is fine. */
 export function removeDatabaseDirectory(name: string): Promise<void> {
   return removeEntry(encodeDatabaseName(name), `database "${name}"`);
-}
-
-/** Removes scratch directory `entry` (from {@link scratchDirectory}); a missing one is fine. */
-export function removeScratchDirectory(entry: string): Promise<void> {
-  return removeEntry(entry, "a scratch directory");
 }
 
 async function removeEntry(entry: string, what: string): Promise<void> {

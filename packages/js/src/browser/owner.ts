@@ -10,15 +10,16 @@ import { debugPanic } from "../core.js";
 import { onPanic, wasm } from "../engine.js";
 import { ShaleError } from "../errors.js";
 import { openDatabaseSync, type Environment, type SyncDatabaseImpl } from "../sync-database.js";
-import { ClientResources, Executor, MERGEABLE } from "./executor.js";
+import { AppliedWrites } from "./applied-writes.js";
+import { ClientResources, Executor, WRITES } from "./executor.js";
 import { JobQueue } from "./job-queue.js";
+import { openLivePool } from "./live-pool.js";
 import { acquireLock, whenReleased, type Release } from "./locks.js";
-import { OpfsPool, opfsPoolDirectory } from "./opfs-pool.js";
+import type { OpfsPool } from "./opfs-pool.js";
 import {
   checkDatabaseName,
   databaseDirectory,
   encodeDatabaseName,
-  opfsError,
   removeDatabaseDirectory,
 } from "./opfs-directories.js";
 import {
@@ -28,6 +29,7 @@ import {
   type Args,
   type BrowserStats,
   type FromOwner,
+  type KeyspaceDeclaration,
   type Op,
   type OpenRequest,
   type OwnerAnnouncement,
@@ -37,6 +39,7 @@ import {
 } from "./protocol.js";
 import { TarWriter } from "./tar.js";
 import { toWire } from "./wire-error.js";
+import { WritePath, isRejection } from "./write-path.js";
 
 /**
  * Free slots (pool files ready to hold a new engine file). A write may create a few files (a new
@@ -74,8 +77,6 @@ const TURN_MS = 4;
  */
 const IDLE_SEAL_MS = 1000;
 const IDLE_SEAL_BYTES = 256 << 10;
-/** How long to keep trying to open the slot files a previous owner may still be closing. */
-const POOL_OPEN_PATIENCE_MS = 5000;
 
 /**
  * Bytes a request writes, roughly (a commit's are unknown: counted as `MAINTENANCE_EVERY`);
@@ -108,35 +109,16 @@ const MAINTENANCE_EVERY = 64 << 10;
 export type PostToPage = (replies: Reply[], transfer: Transferable[]) => void;
 
 interface RemoteClient {
+  /** What it has open, its keyspace numbers; its id. */
   resources: ClientResources;
   channel: BroadcastChannel;
   /** Stops watching the client's liveness lock. */
   stopWatching: AbortController;
 }
 
-/** Opens the slot pool of `dir`, waiting while a previous owner still has its files open. */
-async function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
-  const deadline = Date.now() + POOL_OPEN_PATIENCE_MS;
-  for (;;) {
-    try {
-      return await OpfsPool.open(opfsPoolDirectory(dir), { minFree: SLOTS_KEPT });
-    } catch (error) {
-      const busy =
-        error instanceof DOMException &&
-        (error.name === "NoModificationAllowedError" || error.name === "InvalidStateError");
-      if (!busy) {
-        throw opfsError("cannot open the database's files", error);
-      }
-      if (Date.now() > deadline) {
-        throw new ShaleError(
-          "LOCKED",
-          "shaledb: the database's files are still open elsewhere (another worker has access handles on them)",
-          { cause: error },
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
+/** Opens the live slot pool of database directory `dir` (`live-pool.ts`). */
+function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
+  return openLivePool(dir, { minFree: SLOTS_KEPT });
 }
 
 /** Below this size a buffer is copied rather than transferred (cheaper, for small ones). */
@@ -166,8 +148,10 @@ export class Owner {
   readonly #pool: OpfsPool;
   readonly #db: SyncDatabaseImpl;
   readonly #executor: Executor;
+  readonly #applied: AppliedWrites;
+  readonly #writes: WritePath;
   readonly #queue = new JobQueue();
-  readonly #local = new ClientResources();
+  readonly #local: ClientResources;
   readonly #clients = new Map<string, RemoteClient>();
   readonly #release: Release;
   readonly #exclusive: boolean;
@@ -183,6 +167,8 @@ export class Owner {
   #idleCheck: ReturnType<typeof setTimeout> | undefined;
   /** Bytes written since the last maintenance turn was scheduled. */
   #unmaintained = 0;
+  /** Whether the applied-write records of pages gone were swept (once per owner). */
+  #swept = false;
 
   private constructor(
     request: OpenRequest,
@@ -196,12 +182,19 @@ export class Owner {
     this.#release = release;
     this.#exclusive = request.exclusive;
     this.#autoMaintenance = request.options.autoMaintenance !== false;
+    this.#local = new ClientResources(request.client, false);
+    this.#applied = new AppliedWrites(db);
     this.#executor = new Executor(db, {
       checkpoint: (destination) => this.#checkpoint(destination),
       exportArchive: () => this.#exportArchive(),
       stats: () => this.#stats(),
       debugPanic: (message) => debugPanic(message),
+      debugLoseReplies: (client) => {
+        client.loseNextReplies = true;
+      },
+      debugFailMergedWrite: (code) => this.#writes.failNextMerged(code),
     });
+    this.#writes = new WritePath(this.#executor, this.#applied);
     // After a panic the engine's files are closed (by the database handle's own listener): let
     // another tab take over, while this one's page gets PANIC for everything.
     this.#unsubscribePanic = onPanic(() => {
@@ -283,10 +276,17 @@ export class Owner {
     return openPool(await databaseDirectory(request.name, create));
   }
 
-  /** Serves requests of the owner's own page; `post` sends the replies back. */
-  serveLocal(requests: RequestMessage[], post: PostToPage): void {
+  /**
+   * Serves requests of the owner's own page (after binding the keyspaces it declares); `post`
+   * sends the replies back.
+   */
+  serveLocal(
+    requests: RequestMessage[],
+    keyspaces: KeyspaceDeclaration[] | undefined,
+    post: PostToPage,
+  ): void {
     this.#queue.push(() =>
-      this.#process(this.#local, requests, (replies) => {
+      this.#process(this.#local, requests, keyspaces, (replies) => {
         const transfer: Transferable[] = [];
         for (const reply of replies) {
           if (reply[1]) transferables(reply[2], transfer);
@@ -346,7 +346,9 @@ export class Owner {
     this.#unsubscribePanic();
     this.#requests.close();
     for (const client of this.#clients.keys()) {
-      this.#forget(client);
+      // Not gone: it will send what this owner leaves unanswered to the next one, whose
+      // answers depend on the client's applied-write record; that stays.
+      this.#forget(client, false);
     }
   }
 
@@ -362,39 +364,62 @@ export class Owner {
   async #process(
     client: ClientResources,
     requests: RequestMessage[],
+    keyspaces: KeyspaceDeclaration[] | undefined,
     reply: (replies: Reply[]) => void,
   ): Promise<void> {
     const replies: Reply[] = [];
     let written = 0;
-    for (let i = 0; i < requests.length; i++) {
+    if (keyspaces !== undefined && !this.#closed) {
+      this.#executor.declare(client, keyspaces);
+    }
+    const todo = this.#closed ? requests : this.#writes.skipApplied(client, requests, replies);
+    /** Writes before this index run one by one (a merged batch of them was refused). */
+    let separately = 0;
+    for (let i = 0; i < todo.length; i++) {
       // Writes that arrived together are written together (a group commit).
       let end = i;
-      while (end < requests.length && MERGEABLE.has((requests[end] as RequestMessage)[1])) {
+      while (end < todo.length && WRITES.has((todo[end] as RequestMessage)[1])) {
         end++;
       }
-      if (end - i >= 2 && !this.#closed) {
-        const run = requests.slice(i, end);
-        if (this.#pool.freeSlots >= SLOTS_LOW && this.#executor.writeMerged(run)) {
-          for (const request of run) {
-            replies.push([request[0], true, undefined]);
-            written += bytesWritten(request);
+      if (end - i >= 2 && i >= separately && !this.#closed && this.#pool.freeSlots >= SLOTS_LOW) {
+        const run = todo.slice(i, end);
+        const failure = this.#writes.commitMerged(client, run);
+        if (failure === undefined || !isRejection(failure)) {
+          for (const [id] of run) {
+            replies.push(failure === undefined ? [id, true, undefined] : [id, false, toWire(failure)]);
+          }
+          if (failure === undefined) {
+            written += run.reduce((n, request) => n + bytesWritten(request), 0);
           }
           i = end - 1;
           continue;
         }
+        // Refused before anything was written (a bad one among them): each runs alone, so that
+        // only the bad one fails.
+        separately = end;
       }
-      const [id, op, args] = requests[i] as RequestMessage;
+      const request = todo[i] as RequestMessage;
+      const [id, op, args] = request;
+      const tracked = client.tracked && WRITES.has(op);
       try {
         const need = this.#slotsNeeded(op, args);
         if (!this.#closed && this.#pool.freeSlots < need) {
-          await this.#pool.reserve(need + SLOTS_TARGET);
+          await this.#pool.reserve(need + SLOTS_TARGET).catch((error: unknown) => {
+            if (tracked) this.#writes.notCommitted(client, request);
+            throw error;
+          });
         }
-        let result = this.#executor.execute(client, op, args);
-        if (result instanceof Promise) {
-          result = await result;
+        let result: unknown;
+        if (tracked) {
+          this.#writes.commitTracked(client, request);
+        } else {
+          result = this.#executor.execute(client, op, args);
+          if (result instanceof Promise) {
+            result = await result;
+          }
         }
         replies.push([id, true, result]);
-        written += bytesWritten(requests[i] as RequestMessage);
+        written += bytesWritten(request);
       } catch (error) {
         replies.push([id, false, toWire(error)]);
       }
@@ -408,7 +433,38 @@ export class Owner {
       }
       this.#idleCheck ??= setTimeout(() => this.#whenIdle(), IDLE_SEAL_MS);
     }
+    if (this.#applied.opened && !this.#swept) {
+      this.#swept = true;
+      void this.#sweepApplied();
+    }
     void this.#growLater();
+  }
+
+  /** Removes the applied-write records of pages that are gone (their client locks are free). */
+  async #sweepApplied(): Promise<void> {
+    let held: Set<string>;
+    try {
+      const snapshot = await navigator.locks.query();
+      const prefix = lockNames.client("");
+      held = new Set(
+        [...(snapshot.held ?? []), ...(snapshot.pending ?? [])]
+          .map((lock) => lock.name ?? "")
+          .filter((name) => name.startsWith(prefix))
+          .map((name) => name.slice(prefix.length)),
+      );
+    } catch {
+      return; // Kept until a later owner sweeps.
+    }
+    this.#queue.push(() => {
+      if (this.#closed) {
+        return;
+      }
+      try {
+        this.#applied.sweep((client) => client === this.#local.id || held.has(client) || this.#clients.has(client));
+      } catch {
+        // A failed write: the next owner sweeps again.
+      }
+    });
   }
 
   /** Seals a big memtable once requests have paused for `IDLE_SEAL_MS`. */
@@ -497,10 +553,13 @@ export class Owner {
           return; // Meant for an earlier owner: the client resends them to this one.
         }
         const client = this.#clients.get(message.client) ?? this.#register(message.client);
+        this.#applied.settled(message.client, message.settled);
         this.#queue.push(() =>
-          this.#process(client.resources, message.requests, (replies) => {
+          this.#process(client.resources, message.requests, message.keyspaces, (replies) => {
             const answer: FromOwner = { type: "replies", owner: this.id, replies };
-            if (this.#clients.get(message.client) === client) {
+            if (client.resources.loseNextReplies && !message.requests.some((r) => r[1] === "debugLoseReplies")) {
+              client.resources.loseNextReplies = false; // (a test hook: as if this tab went away now)
+            } else if (this.#clients.get(message.client) === client) {
               client.channel.postMessage(answer);
             } else {
               // Forgotten meanwhile (a panic stops serving): it still gets these answers, so that
@@ -515,7 +574,7 @@ export class Owner {
       }
       case "bye":
         if (message.owner === this.id) {
-          this.#queue.push(() => this.#forget(message.client));
+          this.#queue.push(() => this.#forget(message.client, true));
         }
         break;
     }
@@ -547,19 +606,23 @@ export class Owner {
 
   #register(id: string): RemoteClient {
     const client: RemoteClient = {
-      resources: new ClientResources(),
+      resources: new ClientResources(id, true),
       channel: new BroadcastChannel(channelNames.replies(id)),
       stopWatching: new AbortController(),
     };
     this.#clients.set(id, client);
     // The client's page holds this lock while it is open: it comes free when the page goes.
     whenReleased(lockNames.client(id), client.stopWatching.signal, () => {
-      this.#queue.push(() => this.#forget(id));
+      this.#queue.push(() => this.#forget(id, true));
     });
     return client;
   }
 
-  #forget(id: string): void {
+  /**
+   * Stops serving client `id` and releases what it had open. `gone`: the client went away or
+   * closed (it will send nothing again), so its applied-write record goes too.
+   */
+  #forget(id: string, gone: boolean): void {
     const client = this.#clients.get(id);
     if (client === undefined) {
       return;
@@ -571,6 +634,13 @@ export class Owner {
       client.resources.closeAll();
     } catch {
       // After a panic nothing can be released; the instance is gone anyway.
+    }
+    if (gone && !this.#closed) {
+      try {
+        this.#applied.forget(id);
+      } catch {
+        // A failed write: a later sweep removes it.
+      }
     }
   }
 

@@ -16,6 +16,7 @@
  */
 import type { IterationMode } from "../entry-batch.js";
 import type { ShaleErrorCode } from "../errors.js";
+import type { ImportDebug } from "./import-debug.js";
 import type { OpenOptions, Stats } from "../types.js";
 
 /** Range, direction, limit and snapshot of an iteration, keys encoded. */
@@ -39,9 +40,14 @@ export interface BrowserStats extends Stats {
   slots: { used: number; free: number };
 }
 
-/** Every request: its arguments and result. Ids of iterators, snapshots and transactions are the owner's. */
+/**
+ * Every request: its arguments and result. Ids of iterators, snapshots and transactions are the
+ * owner's; keyspace numbers (`ks`) are the page's own, bound by `keyspace` (0 is the default
+ * keyspace; `client-keyspaces.ts`).
+ */
 export interface Protocol {
-  keyspace: { args: [name: string]; result: number };
+  /** Opens (creating it if missing) keyspace `name` as this page's keyspace `number`. */
+  keyspace: { args: [name: string, number: number]; result: void };
   get: { args: [ks: number, key: Uint8Array, snapshot: number]; result: Uint8Array | undefined };
   getMany: {
     args: [ks: number, keys: Uint8Array[], snapshot: number];
@@ -77,14 +83,28 @@ export interface Protocol {
   export: { args: []; result: Blob };
   /** Panics inside the WebAssembly module (tests of the panic path only). */
   debugPanic: { args: [message: string]; result: void };
+  /**
+   * Tests only: the owner carries out this page's next message of requests but does not send
+   * its replies (as if the owner's tab went away right after committing).
+   */
+  debugLoseReplies: { args: []; result: void };
+  /** Tests only: the next merged write (a group of writes applied together) fails with `code`. */
+  debugFailMergedWrite: { args: [code: ShaleErrorCode]; result: void };
 }
 
 export type Op = keyof Protocol;
 export type Args<O extends Op> = Protocol[O]["args"];
 export type Result<O extends Op> = Protocol[O]["result"];
 
-/** One request: a number unique per client, the operation, its arguments. */
-export type RequestMessage<O extends Op = Op> = [id: number, op: O, args: Args<O>];
+/**
+ * One request: a number unique per client (increasing), the operation, its arguments, and
+ * `1` if it was sent before to an owner that went away without answering it (a write then
+ * runs only if no owner applied it yet: `applied-writes.ts`).
+ */
+export type RequestMessage<O extends Op = Op> = [id: number, op: O, args: Args<O>, resent?: 1];
+
+/** A keyspace a page opened earlier, declared to a new owner: the page's number and the name. */
+export type KeyspaceDeclaration = [number: number, name: string];
 
 /** An error as it crosses: a ShaleError's code and message. */
 export interface WireError {
@@ -99,6 +119,8 @@ export type Reply = [id: number, ok: true, result: unknown] | [id: number, ok: f
 export interface OpenRequest {
   type: "open";
   name: string;
+  /** The page's client id (`Connection.client`): the owner's local client. */
+  client: string;
   /** Options of the engine (encodings are the page's business and are not sent). */
   options: Omit<OpenOptions, "keyEncoding" | "valueEncoding">;
   /** Refuse to share: `LOCKED` if another tab has the database, and serve no other tab. */
@@ -116,12 +138,14 @@ export interface ImportRequest {
   name: string;
   archive: Blob;
   overwrite: boolean;
+  /** Tests only: stop at a given step (`import-debug.ts`). */
+  debug?: ImportDebug;
 }
 
 export type ToWorker =
   | OpenRequest
   | ImportRequest
-  | { type: "requests"; requests: RequestMessage[] }
+  | { type: "requests"; requests: RequestMessage[]; keyspaces?: KeyspaceDeclaration[] }
   | { type: "close" };
 
 export type FromWorker =
@@ -131,6 +155,8 @@ export type FromWorker =
   | { type: "failed"; error: WireError }
   /** The import is done. */
   | { type: "imported" }
+  /** Tests only: the import reached the step `ImportRequest.debug` names and waits there. */
+  | { type: "importHalted" }
   | { type: "replies"; replies: Reply[] }
   /** This worker has taken the database over from an owner that went away. */
   | { type: "owner"; owner: string }
@@ -141,12 +167,21 @@ export type FromWorker =
  * The version of these messages between tabs. Tabs of one origin may run different releases of
  * the package (one not yet reloaded after a deploy): an owner serves only its own version.
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Client → owner, on the owner's request channel. */
 export type ToOwner =
   | { type: "hello"; client: string; version: number }
-  | { type: "requests"; client: string; owner: string; requests: RequestMessage[] }
+  | {
+      type: "requests";
+      client: string;
+      owner: string;
+      requests: RequestMessage[];
+      /** Keyspaces this owner has not been told of yet (the first message after a takeover). */
+      keyspaces?: KeyspaceDeclaration[];
+      /** Every request of this client numbered below this one has its answer. */
+      settled: number;
+    }
   | { type: "bye"; client: string; owner: string };
 
 /** Owner → one client, on that client's reply channel. */

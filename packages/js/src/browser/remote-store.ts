@@ -15,7 +15,7 @@ import {
   syncOption,
 } from "../arguments.js";
 import type { Codec } from "../codec.js";
-import { closedError } from "../errors.js";
+import { closedError, type ShaleErrorCode } from "../errors.js";
 import type { IterationMode } from "../entry-batch.js";
 import { keyspaceCodecs } from "../keyspace-args.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps, packOperations } from "../packed-ops.js";
@@ -39,6 +39,7 @@ import type {
   ValueOf,
   WriteOptions,
 } from "../types.js";
+import { checkUserKeyspaceName } from "./applied-writes.js";
 import type { Connection } from "./connection.js";
 import { ownBytes } from "./own-bytes.js";
 import type { BrowserStats } from "./protocol.js";
@@ -230,7 +231,8 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
   ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>> {
     return settle(async () => {
       const { keys, values } = keyspaceCodecs(name, options);
-      const id = await this.connection.request("keyspace", [name]);
+      checkUserKeyspaceName(name);
+      const id = await this.connection.openKeyspace(name);
       return new RemoteStore(this.connection, id, name, keys, values) as unknown as Keyspace<
         KeyOf<KE>,
         ValueOf<VE>
@@ -320,6 +322,19 @@ export class RemoteDatabase extends RemoteStore implements BrowserDatabase<unkno
   /** Panics inside the owner's WebAssembly module. For tests of the panic path only. @internal */
   debugPanic(message: string): Promise<void> {
     return this.connection.request("debugPanic", [message]);
+  }
+
+  /**
+   * Tests only: the owner carries out this page's next message of requests without sending
+   * the replies (as if its tab went away right after committing). @internal
+   */
+  debugLoseReplies(): Promise<void> {
+    return this.connection.request("debugLoseReplies", []);
+  }
+
+  /** Tests only: the owner's next merged write fails with `code`. @internal */
+  debugFailMergedWrite(code: ShaleErrorCode): Promise<void> {
+    return this.connection.request("debugFailMergedWrite", [code]);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

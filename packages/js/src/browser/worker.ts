@@ -11,7 +11,14 @@ import { loadWasm } from "../init-async.js";
 import { runImport } from "./import.js";
 import { acquireLock } from "./locks.js";
 import { Owner } from "./owner.js";
-import { lockNames, type FromWorker, type OpenRequest, type RequestMessage, type ToWorker } from "./protocol.js";
+import {
+  lockNames,
+  type FromWorker,
+  type KeyspaceDeclaration,
+  type OpenRequest,
+  type RequestMessage,
+  type ToWorker,
+} from "./protocol.js";
 import { toWire } from "./wire-error.js";
 
 /** What this module needs of the dedicated worker's global scope. */
@@ -96,13 +103,13 @@ async function open(request: OpenRequest): Promise<void> {
   }
 }
 
-function serve(requests: RequestMessage[]): void {
+function serve(requests: RequestMessage[], keyspaces: KeyspaceDeclaration[] | undefined): void {
   if (owner === undefined) {
     const error = toWire(new ShaleError("CLOSED", "shaledb: this worker does not own the database"));
     post({ type: "replies", replies: requests.map(([id]) => [id, false, error]) });
     return;
   }
-  owner.serveLocal(requests, (replies, transfer) => post({ type: "replies", replies }, transfer));
+  owner.serveLocal(requests, keyspaces, (replies, transfer) => post({ type: "replies", replies }, transfer));
 }
 
 /**
@@ -133,13 +140,13 @@ scope.onmessage = (event) => {
       void open(message);
       break;
     case "import":
-      void runImport(message, WASM_URL).then(
+      void runImport(message, WASM_URL, () => post({ type: "importHalted" })).then(
         () => post({ type: "imported" }),
         (error: unknown) => post({ type: "failed", error: toWire(error) }),
       );
       break;
     case "requests":
-      serve(message.requests);
+      serve(message.requests, message.keyspaces);
       break;
     case "close":
       void close();
