@@ -15,7 +15,7 @@ function bad<T>(value: unknown): T {
   return value as T;
 }
 
-/** A connection that answers every request with `undefined` (ids 1 for opens) and records it. */
+/** A connection that answers every request with `undefined` (ids 1 for opens, 7 for keyspaces) and records it. */
 function fakeConnection(): { connection: Connection; sent: [string, unknown[]][] } {
   const sent: [string, unknown[]][] = [];
   const fake = {
@@ -28,6 +28,11 @@ function fakeConnection(): { connection: Connection; sent: [string, unknown[]][]
     requestServed(op: string, args: unknown[]): Promise<[unknown, string]> {
       sent.push([op, args]);
       return Promise.resolve([1, "owner"]);
+    },
+    /** The page numbers its keyspaces itself; this fake gives every one number 7. */
+    openKeyspace(name: string): Promise<number> {
+      sent.push(["keyspace", [name]]);
+      return Promise.resolve(7);
     },
   };
   return { connection: fake as unknown as Connection, sent };
