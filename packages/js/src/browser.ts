@@ -104,7 +104,8 @@ export async function importDatabase(
   options?: { overwrite?: boolean },
 ): Promise<void> {
   checkDatabaseName(name);
-  const overwrite = option(optionsObject(options), "overwrite", "boolean", false);
+  const given = optionsObject(options);
+  const overwrite = option(given, "overwrite", "boolean", false);
   let blob: Blob;
   if (archive instanceof Blob) {
     blob = archive;
@@ -124,7 +125,7 @@ export async function importDatabase(
   try {
     const done = firstMessage(worker);
     // A test hook (not public): stop the import at a given step; the worker is then ended.
-    const debug: unknown = (options as { debug?: unknown }).debug;
+    const debug: unknown = given["debug"];
     worker.postMessage({
       type: "import",
       name,
