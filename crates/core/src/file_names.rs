@@ -1,11 +1,15 @@
-//! Names of the files of a database directory: tables, WALs, manifests and `CURRENT`.
+//! Names of the files of a database directory, in one place: tables, WALs, manifests, `CURRENT`
+//! and `LOCK`.
 //!
-//! Tables are `{number:06}.sst`, WALs `wal-{number:06}.log` ([`crate::wal::wal_file_name`]),
-//! manifests `MANIFEST-{number:06}`; numbers come from one
-//! counter ([`crate::version::VersionSet::new_file_number`]) and may grow past six digits.
+//! Tables are `{number:06}.sst`, WALs `wal-{number:06}.log`, manifests `MANIFEST-{number:06}`;
+//! numbers come from one counter ([`crate::version::VersionSet::new_file_number`]) and may grow
+//! past six digits.
 
 /// The file naming the live manifest.
 pub const CURRENT: &str = "CURRENT";
+
+/// The lock file of a database directory (docs/FORMAT.md, "LOCK file").
+pub const LOCK: &str = "LOCK";
 
 /// The temporary file `CURRENT` is written as before it is renamed over `CURRENT`.
 pub const CURRENT_TMP: &str = "CURRENT.tmp";
@@ -18,6 +22,20 @@ pub fn table_file_name(number: u64) -> String {
 /// The manifest file with `number`: `MANIFEST-000002`.
 pub fn manifest_file_name(number: u64) -> String {
     format!("MANIFEST-{number:06}")
+}
+
+/// The file name of log `number`: `wal-000007.log`.
+pub fn wal_file_name(number: u64) -> String {
+    format!("wal-{number:06}.log")
+}
+
+/// The log number in a WAL file name, if `name` is one (`wal-<digits>.log`).
+pub fn parse_wal_file_name(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix("wal-")?.strip_suffix(".log")?;
+    if digits.len() < 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// A file this module names.
@@ -55,7 +73,7 @@ pub fn parse_file_name(name: &str) -> Option<FileKind> {
     if let Some(n) = name.strip_suffix(".sst") {
         return number(n).map(FileKind::Table);
     }
-    crate::wal::parse_wal_file_name(name).map(FileKind::Wal)
+    parse_wal_file_name(name).map(FileKind::Wal)
 }
 
 #[cfg(test)]

@@ -1,29 +1,51 @@
-//! ShaleDB: an embedded key-value database built on one container format, RecordIO.
+//! ShaleDB: an embedded key-value database (an LSM tree) built on one container format,
+//! RecordIO. A library that opens a directory of files; no server.
 //!
-//! This crate is the engine core. All I/O goes through the [`storage::Storage`] trait, so the
-//! same code runs natively (on `std::fs`), in memory, under fault injection in tests, and in
-//! WebAssembly (on a storage object supplied by JavaScript).
+//! # The database
 //!
-//! Layers, bottom up:
-//! - [`storage`]: the I/O seam and its implementations.
-//! - [`recordio`]: the record container every file is made of (go-sstables compatible reader,
-//!   ShaleDB's own checksummed format by default).
-//! - [`sstable`]: sorted string tables whose data blocks are RecordIO records.
-//! - Write path: [`batch`] (atomic write batches and their encoding), [`wal`] (the write-ahead
-//!   log), [`group_commit`] (concurrent writers sharing one WAL write and sync), [`memtable`].
-//! - Tables over time: [`manifest`] and [`version_edit`] (the durable record of which tables
-//!   make up the tree), [`version`], [`compaction`] (leveled, in bounded steps).
-//! - Reads: [`iter`] (merging, range tombstones, snapshot-filtered user iteration).
-//! - [`db`]: the database itself — [`Db`], keyspaces, batches, snapshots, transactions.
-//!
-//! Start with [`Db`]:
+//! Start with [`Db`]: open a directory, read and write keys, in named [`Keyspace`]s that share
+//! one write-ahead log, atomically across keyspaces with a [`Batch`]:
 //!
 //! ```
-//! let db = shaledb::Db::open_in_memory(shaledb::Options::default())?;
-//! db.put(b"hello", b"world")?;
-//! assert_eq!(db.get(b"hello")?, Some(b"world".to_vec()));
+//! use shaledb::{Batch, Db, IterOptions, Options, WriteOptions};
+//!
+//! let db = Db::open_in_memory(Options::default())?; // Db::open(path, options) on disk
+//! db.put(b"user:1", b"ada")?;                         // reached the OS: survives a kill
+//! db.put_opt(b"user:2", b"grace", WriteOptions::SYNC)?; // fsynced: survives a power loss
+//! let events = db.keyspace("events")?;
+//! let mut batch = Batch::new();                        // all or nothing, across keyspaces
+//! batch.put(&events, b"0001", b"signup")?.delete(&db.default_keyspace(), b"user:2")?;
+//! db.write(&batch, WriteOptions::default())?;
+//! let users: Vec<_> = db.iter(IterOptions::prefix(b"user:".to_vec()))?
+//!     .collect::<shaledb::Result<_>>()?;
+//! assert_eq!(users, vec![(b"user:1".to_vec(), b"ada".to_vec())]);
+//! db.close()?;
 //! # Ok::<(), shaledb::Error>(())
 //! ```
+//!
+//! [`Snapshot`]s read one consistent state while writes go on; [`Transaction`]s are optimistic
+//! (a commit fails with [`Error::Conflict`] when a key it read changed). Flush and compaction run
+//! on a background thread, or as bounded steps you drive ([`Db::maintain`]). What a write's
+//! acknowledgement promises, how a failed fsync or a full disk stops writes ([`Error::Poisoned`])
+//! and what recovery does after a crash are in [`db`].
+//!
+//! # The layers you can use on their own
+//!
+//! - [`storage`]: the one I/O seam — a flat directory of named files ([`storage::Storage`]),
+//!   on disk ([`storage::std_fs`]) or in memory ([`storage::memory`]); the fault-injecting
+//!   storage of the crash tests (`storage::faulty`) is behind the `testing` feature.
+//! - [`recordio`]: the record container every file is made of; reads go-sstables' RecordIO
+//!   files, writes ShaleDB's checksummed format.
+//! - [`sstable`]: sorted string tables on RecordIO: [`sstable::TableBuilder`] and
+//!   [`sstable::TableReader`].
+//! - [`verify`]: checks every byte of a database directory without opening it.
+//!
+//! Every error is one [`Error`] enum with a stable [`Error::code`]; corruption errors name the
+//! file and offset. The byte layouts of every file are in `docs/FORMAT.md` in the repository.
+//!
+//! The engine's inner layers (the internal key model, the write path, versions, compaction,
+//! iterators, memtables) are public for the WebAssembly bindings, the benchmarks and the
+//! tests, but hidden here: they are not a stable API.
 #![deny(unsafe_code)]
 // On wasm32 nothing is `Send`/`Sync` (JS-backed storage; no threads) and `std::fs::File` is an
 // empty stub, so these two lints only flag the single-threaded build.
@@ -36,25 +58,33 @@
     )
 )]
 
-pub mod batch;
-pub mod compaction;
-pub mod compaction_output;
-pub mod compaction_picker;
+// The documented layers: the database, its errors, the storage seam, RecordIO, SSTables, and
+// verification of a whole database.
 pub mod db;
 pub mod error;
-pub mod file_names;
-pub mod group_commit;
-pub mod iter;
-pub mod manifest;
-pub mod memtable;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;
-pub mod varint;
 pub mod verify;
+
+// The engine's inner layers: public for the bindings, the benchmarks and the tests, not a
+// stable API (hidden from the documentation).
+#[doc(hidden)]
+pub mod compaction;
+#[doc(hidden)]
+pub mod file_names;
+#[doc(hidden)]
+pub mod iter;
+#[doc(hidden)]
+pub mod key;
+#[doc(hidden)]
+pub mod memtable;
+#[doc(hidden)]
+pub mod varint;
+#[doc(hidden)]
 pub mod version;
-pub mod version_edit;
-pub mod wal;
+#[doc(hidden)]
+pub mod write;
 
 pub use db::{Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions};
 pub use error::{Error, Result};

@@ -21,9 +21,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crossbeam_skiplist::SkipMap;
 
-use crate::batch::{BatchOp, WriteBatch};
 use crate::iter::InternalIterator;
-use crate::sstable::{compare_internal, ValueKind};
+use crate::key::{compare_internal, ValueKind};
+use crate::write::batch::{BatchOp, WriteBatch};
+
 use crate::Result;
 
 /// Bytes counted per entry on top of its key and value: skip-list node (header, average tower

@@ -1,7 +1,7 @@
 //! Verification of a whole database: every byte the live state depends on, read and checked,
 //! without opening the database (nothing is written, no lock is taken).
 //!
-//! [`verify_storage`] reads `CURRENT`, replays the manifest it names ([`crate::manifest::recover`]),
+//! [`verify_storage`] reads `CURRENT`, replays the manifest it names ([`crate::version::manifest::recover`]),
 //! reads every live table whole through [`TableReader`] (footer checksum, properties, Bloom filter,
 //! range-del and index records at open, then every data block in a sequential scan with its
 //! CRC-32C checked and its entries decoded), replays every write-ahead log at or above the
@@ -28,11 +28,12 @@ use std::fmt;
 
 use crate::db::recovery::{recover_logs, LogRules};
 use crate::file_names::{manifest_file_name, parse_file_name, table_file_name, FileKind, CURRENT};
-use crate::manifest;
-use crate::sstable::{compare_internal, TableReadOptions, TableReader};
+use crate::key::compare_internal;
+use crate::sstable::{TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
+use crate::version::manifest;
 use crate::version::{FileMeta, NUM_LEVELS};
-use crate::wal::{wal_file_name, WalEnd, WalReader};
+use crate::write::wal::{wal_file_name, WalEnd, WalReader};
 use crate::{Error, Result};
 
 /// What a checked file is to the database.
@@ -200,7 +201,7 @@ pub fn verify_storage(storage: &dyn Storage) -> Result<VerifyReport> {
     }
     let mut wals: Vec<u64> = names
         .iter()
-        .filter_map(|n| crate::wal::parse_wal_file_name(n))
+        .filter_map(|n| crate::write::wal::parse_wal_file_name(n))
         .filter(|&n| n >= log_number)
         .collect();
     wals.sort_unstable();

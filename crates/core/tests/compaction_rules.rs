@@ -17,8 +17,8 @@ use shaledb::sstable::{
 };
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::{OpenMode, Storage};
+use shaledb::version::edit::VersionEdit;
 use shaledb::version::{FileMeta, VersionSet};
-use shaledb::version_edit::VersionEdit;
 
 const MAX: u64 = (1 << 56) - 1;
 

@@ -19,7 +19,7 @@ use shaledb::db::Budget;
 use shaledb::file_names::{parse_file_name, FileKind};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::{OpenMode, Storage};
-use shaledb::wal::WalReader;
+use shaledb::write::wal::WalReader;
 use shaledb::{Db, Error, IterOptions, Options};
 
 type Map = BTreeMap<Vec<u8>, Vec<u8>>;
@@ -299,7 +299,7 @@ fn damaged_files_are_refused_with_a_typed_error_or_recovered_without_wrong_data(
     let (base, history) = build();
     let wals = wal_numbers(&base);
     let last = *wals.last().unwrap();
-    let last_wal = shaledb::wal::wal_file_name(last);
+    let last_wal = shaledb::write::wal::wal_file_name(last);
     let replay = WalReader::replay(&base, last, |_, _| Ok(())).unwrap();
     let last_wal_batches = replay.batches as usize;
 

@@ -179,7 +179,7 @@ fn two_wals() -> (MemoryStorage, Vec<String>, Vec<Vec<u8>>) {
             .list()
             .unwrap()
             .into_iter()
-            .filter(|n| shaledb::wal::parse_wal_file_name(n).is_some())
+            .filter(|n| shaledb::write::wal::parse_wal_file_name(n).is_some())
             .collect();
         v.sort();
         v
@@ -340,9 +340,13 @@ fn empty_batch_at_sequence_zero_in_a_wal_replays_without_overflow() {
     let db = Db::open_storage(Arc::new(storage.clone()), small()).unwrap();
     db.put(b"a", b"1").unwrap();
     db.close().unwrap();
-    let mut wal =
-        shaledb::wal::WalWriter::create(&storage, 999_999, 0, shaledb::wal::WalOptions::default())
-            .unwrap();
+    let mut wal = shaledb::write::wal::WalWriter::create(
+        &storage,
+        999_999,
+        0,
+        shaledb::write::wal::WalOptions::default(),
+    )
+    .unwrap();
     wal.append(&[0u8; 12]).unwrap(); // first_seq 0, count 0
     wal.sync().unwrap();
     drop(wal);

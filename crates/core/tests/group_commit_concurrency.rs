@@ -9,12 +9,12 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Barrier};
 
-use shaledb::batch::WriteBatch;
-use shaledb::group_commit::GroupCommit;
 use shaledb::memtable::MemTable;
 use shaledb::storage::faulty::FaultyStorage;
 use shaledb::storage::memory::MemoryStorage;
-use shaledb::wal::{WalOptions, WalReader, WalWriter};
+use shaledb::write::batch::WriteBatch;
+use shaledb::write::group_commit::GroupCommit;
+use shaledb::write::wal::{WalOptions, WalReader, WalWriter};
 
 const THREADS: u64 = 8;
 

@@ -7,14 +7,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use shaledb::file_names::{manifest_file_name, CURRENT};
-use shaledb::manifest::{
-    obsolete_manifests, read_current, recover, ManifestOptions, ManifestWriter,
-};
+use shaledb::key::InternalKey;
 use shaledb::storage::faulty::FaultyStorage;
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::{FileHandle, OpenMode, Storage, StorageFile, StorageLock};
-use shaledb::version::{FileMeta, InternalKey, VersionSet};
-use shaledb::version_edit::{VersionEdit, MANIFEST_FORMAT_VERSION};
+use shaledb::version::edit::{VersionEdit, MANIFEST_FORMAT_VERSION};
+use shaledb::version::manifest::{
+    obsolete_manifests, read_current, recover, ManifestOptions, ManifestWriter,
+};
+use shaledb::version::{FileMeta, VersionSet};
 use shaledb::{Error, Result};
 
 fn meta(number: u64, lo: &str, hi: &str, seq: u64) -> FileMeta {
@@ -233,7 +234,7 @@ fn a_newer_manifest_format_is_refused() {
     bytes.extend_from_slice(&[60, 1]);
     w.write(&bytes).unwrap();
     w.sync().unwrap();
-    shaledb::manifest::set_current(&*mem, n).unwrap();
+    shaledb::version::manifest::set_current(&*mem, n).unwrap();
     match recover(&*mem) {
         Err(Error::VersionUnsupported { file, version }) => {
             assert_eq!(file, name);

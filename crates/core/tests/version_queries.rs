@@ -2,8 +2,9 @@
 //! L1+), files overlapping a range, level sizes, the live-file set.
 #![allow(clippy::unwrap_used)]
 
-use shaledb::version::{FileMeta, InternalKey, VersionSet, RANGE_SENTINEL_SEQ};
-use shaledb::version_edit::VersionEdit;
+use shaledb::key::{InternalKey, RANGE_SENTINEL_SEQ};
+use shaledb::version::edit::VersionEdit;
+use shaledb::version::{FileMeta, VersionSet};
 
 fn meta(number: u64, lo: &str, hi: &str, seq: u64) -> FileMeta {
     FileMeta {

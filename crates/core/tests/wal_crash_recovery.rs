@@ -9,11 +9,11 @@
 
 use std::sync::Arc;
 
-use shaledb::batch::WriteBatch;
 use shaledb::storage::faulty::FaultyStorage;
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::{OpenMode, Storage};
-use shaledb::wal::{wal_file_name, WalEnd, WalOptions, WalReader, WalReplay, WalWriter};
+use shaledb::write::batch::WriteBatch;
+use shaledb::write::wal::{wal_file_name, WalEnd, WalOptions, WalReader, WalReplay, WalWriter};
 use shaledb::Error;
 
 fn faulty() -> FaultyStorage {

@@ -13,11 +13,11 @@
 
 use std::path::PathBuf;
 
-use shaledb::batch::WriteBatch;
 use shaledb::recordio::Compression;
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::{OpenMode, Storage};
-use shaledb::wal::{WalEnd, WalOptions, WalReader, WalReplay, WalWriter};
+use shaledb::write::batch::WriteBatch;
+use shaledb::write::wal::{WalEnd, WalOptions, WalReader, WalReplay, WalWriter};
 
 fn fixture(version: u32) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!(

@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
-use crate::db::core::{DbInner, LOCK_FILE};
+use crate::db::core::DbInner;
 use crate::file_names::table_file_name;
-use crate::manifest::{ManifestOptions, ManifestWriter};
+use crate::file_names::LOCK;
 use crate::storage::{OpenMode, Storage};
+use crate::version::manifest::{ManifestOptions, ManifestWriter};
 use crate::version::{VersionSet, NUM_LEVELS};
-use crate::wal::{WalOptions, WalWriter};
+use crate::write::wal::{WalOptions, WalWriter};
 use crate::{Error, Result};
 
 /// Bytes copied per read.
@@ -20,11 +21,7 @@ impl DbInner {
     /// batch wholly or not at all.
     pub(crate) fn checkpoint(&self, dest: &Arc<dyn Storage>) -> Result<()> {
         self.check_open()?;
-        let existing: Vec<String> = dest
-            .list()?
-            .into_iter()
-            .filter(|n| n != LOCK_FILE)
-            .collect();
+        let existing: Vec<String> = dest.list()?.into_iter().filter(|n| n != LOCK).collect();
         if let Some(name) = existing.first() {
             return Err(Error::AlreadyExists { file: name.clone() });
         }

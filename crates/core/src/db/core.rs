@@ -4,23 +4,21 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
+use crate::compaction::picker::{CompactionOptions, CompactionPicker};
 use crate::compaction::CompactionJob;
-use crate::compaction_picker::{CompactionOptions, CompactionPicker};
 use crate::db::background::Background;
 use crate::db::snapshots::SnapshotList;
+use crate::db::table_cache::TableCache;
 use crate::db::Options;
 use crate::file_names::{parse_file_name, FileKind};
-use crate::group_commit::GroupCommit;
-use crate::manifest::{self, ManifestWriter};
 use crate::memtable::MemTable;
-use crate::sstable::{BlockCache, TableOptions, TableReader};
+use crate::sstable::TableOptions;
 use crate::storage::{Storage, StorageLock};
+use crate::version::edit::VersionEdit;
+use crate::version::manifest::{self, ManifestWriter};
 use crate::version::{Version, VersionSet};
-use crate::version_edit::VersionEdit;
+use crate::write::group_commit::GroupCommit;
 use crate::{Error, Result};
-
-/// Name of the lock file in a database directory.
-pub(crate) const LOCK_FILE: &str = "LOCK";
 
 /// What a reader needs for a consistent view: the live memtable, the immutable ones (newest
 /// first) and the current version of tables. Replaced whole, never mutated (the live memtable
@@ -96,14 +94,13 @@ pub(crate) struct DbInner {
     pub(crate) options: Options,
     pub(crate) table_options: TableOptions,
     pub(crate) compaction_options: CompactionOptions,
-    pub(crate) cache: Arc<BlockCache>,
     pub(crate) commit: GroupCommit,
     pub(crate) view: RwLock<Arc<View>>,
     pub(crate) state: Mutex<State>,
     /// Held while a flush or compaction step runs: one maintainer at a time.
     pub(crate) maintenance: Mutex<()>,
     pub(crate) snapshots: Arc<SnapshotList>,
-    pub(crate) tables: Mutex<HashMap<u64, TableReader>>,
+    pub(crate) tables: TableCache,
     pub(crate) counters: Counters,
     pub(crate) background: Background,
     pub(crate) closed: AtomicBool,
@@ -233,10 +230,7 @@ impl DbInner {
             };
             if obsolete {
                 if let Some(FileKind::Table(n)) = parse_file_name(name) {
-                    self.tables
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .remove(&n);
+                    self.tables.evict(n);
                 }
                 self.storage.remove(name)?;
             }

@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
-use crate::batch::WriteBatch;
 use crate::db::core::DbInner;
 use crate::db::iterator::DbIterator;
 use crate::db::keys;
 use crate::db::read::ReadAt;
 use crate::db::{IterOptions, WriteOptions};
-use crate::version_edit::VersionEdit;
+use crate::version::edit::VersionEdit;
+use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
 /// A named keyspace of a database. Keys of different keyspaces never collide. All keyspaces

@@ -5,18 +5,15 @@ use std::sync::PoisonError;
 
 use std::sync::Arc;
 
+use crate::compaction::output::OutputTable;
+use crate::compaction::picker::{plan_for_range, CompactionPlan};
 use crate::compaction::{CompactionJob, StepOutcome};
-use crate::compaction_output::OutputTable;
-use crate::compaction_picker::{plan_for_range, CompactionPlan};
 use crate::db::core::{DbInner, View};
 use crate::db::{Budget, MaintainOutcome};
-use crate::file_names::table_file_name;
 use crate::iter::InternalIterator;
 use crate::memtable::{MemTable, MemTableIter};
-use crate::sstable::{TableReadOptions, TableReader};
-use crate::storage::OpenMode;
-use crate::version::{FileMeta, NUM_LEVELS};
-use crate::version_edit::VersionEdit;
+use crate::version::edit::VersionEdit;
+use crate::version::NUM_LEVELS;
 use crate::Result;
 
 /// A memtable flush in progress between `maintain` steps: the immutable memtable (the oldest),
@@ -207,7 +204,7 @@ impl DbInner {
         let version = self.state().versions.current();
         let mut tables = Vec::new();
         for (_, f) in plan.all_inputs() {
-            tables.push(self.table(f)?);
+            tables.push(self.tables.get(f.number)?);
         }
         let bottommost = plan.is_bottommost(&version);
         CompactionJob::new(
@@ -223,7 +220,7 @@ impl DbInner {
     /// Whether some level is over its target.
     pub(crate) fn needs_compaction(&self) -> bool {
         let version = self.state().versions.current();
-        crate::compaction_picker::CompactionPicker::scores(&version, &self.compaction_options)
+        crate::compaction::picker::CompactionPicker::scores(&version, &self.compaction_options)
             .iter()
             .any(|&s| s >= 1.0)
     }
@@ -280,32 +277,5 @@ impl DbInner {
             while self.flush_oldest(u64::MAX)?.is_some() {}
             Ok(())
         })())
-    }
-
-    /// The open table for `file` (from the table cache, or opened now).
-    pub(crate) fn table(&self, file: &FileMeta) -> Result<TableReader> {
-        if let Some(t) = self
-            .tables
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&file.number)
-        {
-            return Ok(t.clone());
-        }
-        let handle = self
-            .storage
-            .open(&table_file_name(file.number), OpenMode::Read)?;
-        let table = TableReader::open(
-            handle,
-            TableReadOptions {
-                cache: Some(self.cache.clone()),
-                ..TableReadOptions::default()
-            },
-        )?;
-        self.tables
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(file.number, table.clone());
-        Ok(table)
     }
 }

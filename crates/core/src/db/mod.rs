@@ -34,6 +34,7 @@ mod read;
 pub(crate) mod recovery;
 mod snapshot;
 mod snapshots;
+mod table_cache;
 mod transaction;
 mod write;
 
@@ -268,7 +269,7 @@ impl Db {
             },
             user_bytes_written: user,
             memtable_bytes,
-            cache_bytes: inner.cache.used_bytes(),
+            cache_bytes: inner.tables.blocks().used_bytes(),
         }
     }
 

@@ -14,33 +14,33 @@
 //! unreferenced (an empty log is allowed to lie outside the chain) and step 5 of a later open
 //! removes them.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
-use crate::compaction_picker::{CompactionOptions, CompactionPicker};
+use crate::compaction::picker::{CompactionOptions, CompactionPicker};
 use crate::db::background::Background;
-use crate::db::core::{Counters, DbInner, State, View, LOCK_FILE};
+use crate::db::core::{Counters, DbInner, State, View};
 use crate::db::keys::DEFAULT_KEYSPACE;
 use crate::db::recovery::{recover_logs, LogRules};
+use crate::db::table_cache::TableCache;
 use crate::db::Options;
 use crate::file_names::{parse_file_name, FileKind};
-use crate::group_commit::GroupCommit;
-use crate::manifest::{self, ManifestOptions, ManifestWriter};
 use crate::memtable::MemTable;
 use crate::recordio::Compression;
 use crate::sstable::{BlockCache, TableOptions};
 use crate::storage::Storage;
+use crate::version::edit::VersionEdit;
+use crate::version::manifest::{self, ManifestOptions, ManifestWriter};
 use crate::version::VersionSet;
-use crate::version_edit::VersionEdit;
-use crate::wal::{self, WalOptions, WalReader, WalWriter};
+use crate::write::group_commit::GroupCommit;
+use crate::write::wal::{self, WalOptions, WalReader, WalWriter};
 use crate::{Error, Result};
 
 impl DbInner {
     /// Opens or creates the database in `storage` (module doc).
     pub(crate) fn open(storage: Arc<dyn Storage>, options: Options) -> Result<DbInner> {
         validate(&options)?;
-        let lock = storage.lock(LOCK_FILE)?;
+        let lock = storage.lock(crate::file_names::LOCK)?;
         let names = storage.list()?;
         let recovered = manifest::recover(&*storage)?;
         let manifest_name = recovered.as_ref().map_or_else(String::new, |r| {
@@ -106,7 +106,7 @@ impl DbInner {
         let mut flushed_bytes = 0;
         if !logs.mem.is_empty() {
             let number = versions.new_file_number();
-            let meta = crate::compaction_output::flush(
+            let meta = crate::compaction::output::flush(
                 &storage,
                 number,
                 &mut logs.mem.iter(),
@@ -155,12 +155,15 @@ impl DbInner {
                 ..table_options.clone()
             },
         };
+        let tables = TableCache::new(
+            Arc::clone(&storage),
+            Arc::new(BlockCache::new(options.block_cache_size)),
+        );
         let inner = DbInner {
             commit: GroupCommit::new(wal_writer, versions.last_sequence()),
             storage,
             table_options,
             compaction_options,
-            cache: Arc::new(BlockCache::new(options.block_cache_size)),
             view: RwLock::new(Arc::new(view)),
             state: Mutex::new(State {
                 manifest: manifest_writer,
@@ -175,7 +178,7 @@ impl DbInner {
             }),
             maintenance: Mutex::new(()),
             snapshots: Arc::default(),
-            tables: Mutex::new(HashMap::new()),
+            tables,
             counters: Counters::default(),
             background: Background::default(),
             closed: AtomicBool::new(false),
@@ -293,18 +296,18 @@ fn refuse_files_without_current(storage: &dyn Storage, names: &[String]) -> Resu
 }
 
 fn validate(options: &Options) -> Result<()> {
-    if options.max_key_size > crate::batch::MAX_USER_KEY_SIZE {
+    if options.max_key_size > crate::write::batch::MAX_USER_KEY_SIZE {
         return Err(Error::InvalidArgument(format!(
             "max_key_size {} is over the format's limit of {} bytes",
             options.max_key_size,
-            crate::batch::MAX_USER_KEY_SIZE
+            crate::write::batch::MAX_USER_KEY_SIZE
         )));
     }
-    if options.max_value_size > crate::batch::MAX_VALUE_SIZE {
+    if options.max_value_size > crate::write::batch::MAX_VALUE_SIZE {
         return Err(Error::InvalidArgument(format!(
             "max_value_size {} is over the format's limit of {} bytes",
             options.max_value_size,
-            crate::batch::MAX_VALUE_SIZE
+            crate::write::batch::MAX_VALUE_SIZE
         )));
     }
     if options.memtable_size < 64 * 1024 {

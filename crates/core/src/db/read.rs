@@ -3,10 +3,9 @@
 use std::sync::{Arc, PoisonError};
 
 use crate::db::core::{DbInner, View};
-use crate::iter::{
-    BoxedInternalIterator, KeyBounds, MergingIterator, RangeTombstone, RangeTombstoneSet,
-};
-use crate::sstable::ValueKind;
+use crate::iter::{BoxedInternalIterator, KeyBounds, MergingIterator, RangeTombstoneSet};
+use crate::key::{RangeTombstone, ValueKind};
+
 use crate::version::NUM_LEVELS;
 use crate::Result;
 
@@ -81,7 +80,7 @@ impl DbInner {
         }
         for level in 0..NUM_LEVELS {
             for file in view.version.files_for_key(level, key) {
-                let table = self.table(&file)?;
+                let table = self.tables.get(file.number)?;
                 if file.has_range_tombstones {
                     for t in table.range_tombstones().iter() {
                         cover(&t.start, &t.end, t.seq);
@@ -132,7 +131,7 @@ impl DbInner {
         let (lo, hi) = (bound_key(&bounds.lower), bound_key(&bounds.upper));
         for level in 0..NUM_LEVELS {
             for file in view.version.overlapping(level, lo, hi) {
-                let table = self.table(&file)?;
+                let table = self.tables.get(file.number)?;
                 if file.has_range_tombstones {
                     tombstones.extend(table.range_tombstones().iter().cloned());
                 }

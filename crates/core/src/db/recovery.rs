@@ -6,7 +6,7 @@
 //!
 //! The log the log number names must exist. Each log is replayed in turn; a sealed log names
 //! the next one, which must exist. The chain ends at a log that is not sealed, or at a torn
-//! tail (damage that hit only data never synced, [`crate::wal::WalReader::replay`]).
+//! tail (damage that hit only data never synced, [`crate::write::wal::WalReader::replay`]).
 //! Sequence numbers run on densely from the manifest's last sequence number through every log
 //! of the chain (each log's header says where it starts). Every other log at or above the log
 //! number must hold no batch: it can only be a log created by an open or a memtable switch that
@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::memtable::MemTable;
 use crate::storage::Storage;
-use crate::wal::{self, WalEnd, WalReader};
+use crate::write::wal::{self, WalEnd, WalReader};
 use crate::{Error, Result};
 
 /// Which rules the logs follow: those of the manifest's format version.

@@ -3,11 +3,11 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::batch::WriteBatch;
 use crate::db::background::STEP_BUDGET;
 use crate::db::core::{DbInner, Immutable, PoisonCause, View};
 use crate::memtable::MemTable;
-use crate::wal::{WalOptions, WalWriter};
+use crate::write::batch::WriteBatch;
+use crate::write::wal::{WalOptions, WalWriter};
 use crate::{Error, Result};
 
 impl DbInner {

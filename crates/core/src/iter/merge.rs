@@ -20,7 +20,8 @@
 use std::cmp::Ordering;
 
 use super::{BoxedInternalIterator, InternalIterator};
-use crate::sstable::{compare_internal, ValueKind};
+
+use crate::key::{compare_internal, ValueKind};
 use crate::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

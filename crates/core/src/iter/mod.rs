@@ -4,7 +4,6 @@
 //! Internal order: user key ascending (bytewise), then sequence number descending (newest
 //! first), as [`crate::sstable::compare_internal`]. Several versions of one key may appear.
 //!
-//! - [`table`]: [`InternalIterator`] for [`crate::sstable::TableIter`].
 //! - [`vec`]: [`VecIterator`], over an owned sorted vector (tests, small sources).
 //! - [`merge`]: [`MergingIterator`], a k-way merge of sources, newest first, both directions.
 //! - [`bounds`]: [`KeyBounds`], inclusive/exclusive/open ends and prefixes.
@@ -15,7 +14,6 @@
 pub mod bounds;
 pub mod merge;
 pub mod range_del;
-pub mod table;
 pub mod user;
 pub mod vec;
 
@@ -25,7 +23,7 @@ pub use range_del::{RangeTombstone, RangeTombstoneSet};
 pub use user::DbIterator;
 pub use vec::VecIterator;
 
-use crate::sstable::ValueKind;
+use crate::key::ValueKind;
 use crate::Result;
 
 /// A boxed source for a [`MergingIterator`]: `Send` natively (so a database iterator can move

@@ -16,26 +16,11 @@
 use std::collections::BTreeMap;
 
 use super::InternalIterator;
-use crate::sstable::ValueKind;
+
+use crate::key::ValueKind;
 use crate::Result;
 
-/// One range tombstone: every key in `[start, end)` written before `seq` is deleted at `seq`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RangeTombstone {
-    /// First key deleted (inclusive).
-    pub start: Vec<u8>,
-    /// First key after the range (exclusive).
-    pub end: Vec<u8>,
-    /// The sequence number of the deletion.
-    pub seq: u64,
-}
-
-impl From<(Vec<u8>, Vec<u8>, u64)> for RangeTombstone {
-    /// From `(start, end exclusive, seq)`, the memtable's side-list form.
-    fn from((start, end, seq): (Vec<u8>, Vec<u8>, u64)) -> Self {
-        RangeTombstone { start, end, seq }
-    }
-}
+pub use crate::key::RangeTombstone;
 
 #[derive(Debug, Clone)]
 struct Fragment {

@@ -21,7 +21,8 @@
 use std::sync::Arc;
 
 use super::{InternalIterator, KeyBounds, RangeTombstoneSet};
-use crate::sstable::ValueKind;
+
+use crate::key::ValueKind;
 use crate::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

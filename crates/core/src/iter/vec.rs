@@ -4,7 +4,8 @@
 use std::cmp::Ordering;
 
 use super::InternalIterator;
-use crate::sstable::{compare_internal, Entry, ValueKind};
+
+use crate::key::{compare_internal, Entry, ValueKind};
 use crate::Result;
 
 /// A cursor over owned entries in internal order. Never fails.

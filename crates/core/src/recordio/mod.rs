@@ -2,7 +2,7 @@
 //!
 //! A RecordIO file is an 8-byte file header followed by records back to back. Each record is a
 //! byte string, possibly empty, or *nil* (no value). The full byte layout of every version is in
-//! `docs/FORMAT.md` and in [`format`].
+//! `docs/FORMAT.md` and in [`format`](mod@format).
 //!
 //! - [`Reader`] reads go-sstables' versions 1 to 4 and ShaleDB's own format, sequentially
 //!   ([`Reader::read_next`]) and at a record's offset ([`Reader::read_at`]).

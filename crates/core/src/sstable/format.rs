@@ -36,16 +36,7 @@ pub const TABLE_MAGIC: [u8; 8] = *b"SHALESST";
 /// Size of the fixed footer at the end of the file.
 pub const FOOTER_LEN: usize = 72;
 
-/// Largest sequence number: sequence numbers share a `u64` with the 8-bit kind.
-pub const MAX_SEQ: u64 = (1 << 56) - 1;
-
-/// Encoded kind of a value entry.
-pub const KIND_VALUE: u8 = 1;
-/// Encoded kind of a point tombstone.
-pub const KIND_TOMBSTONE: u8 = 0;
-/// Encoded kind of a range tombstone: written only in the range-del record (format version 2),
-/// never in data blocks.
-pub const KIND_RANGE_TOMBSTONE: u8 = 2;
+pub use crate::key::{KIND_RANGE_TOMBSTONE, KIND_TOMBSTONE, KIND_VALUE, MAX_SEQ};
 
 /// Where a record lives in the table file: its header's offset and its total length (header
 /// included), so it can be fetched with one `read_at_sized`.

@@ -1,7 +1,7 @@
 //! An in-memory [`Storage`]: for tests and for purely in-memory databases.
 //!
 //! Every write is immediately "durable": there is nothing to lose. (For crash testing, wrap it
-//! in [`crate::storage::faulty::FaultyStorage`].)
+//! in `storage::faulty::FaultyStorage`, feature `testing`.)
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};

@@ -4,7 +4,7 @@
 //! A storage is a flat namespace of plain relative file names (`000123.sst`, `wal-000007.log`,
 //! `MANIFEST-000002`) — think LevelDB's `Env` or redb's `StorageBackend`. Implementations:
 //! [`std_fs::StdFsStorage`] (a directory on disk), [`memory::MemoryStorage`] (tests and purely
-//! in-memory databases), [`faulty::FaultyStorage`] (a wrapper that injects torn writes, failed
+//! in-memory databases), `faulty::FaultyStorage` (feature `testing`) (a wrapper that injects torn writes, failed
 //! syncs and crashes), and, in the `shaledb-wasm` crate, one backed by a JavaScript object.
 //!
 //! Durability contract, shared by all implementations:
@@ -13,6 +13,7 @@
 //! - After `sync` returns, the file's data survives power loss.
 //! - After `sync_dir` returns, creations, renames and removals done before it survive power loss.
 
+#[cfg(any(test, feature = "testing"))]
 pub mod faulty;
 mod lock_file;
 pub mod memory;

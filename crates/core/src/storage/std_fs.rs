@@ -13,7 +13,7 @@
 //!
 //! # Locking
 //!
-//! [`Storage::lock`] follows the lock-file protocol of [`super::lock_file`], shared with the
+//! [`Storage::lock`] follows the lock-file protocol of `storage/lock_file.rs` (docs/FORMAT.md, "LOCK file"), shared with the
 //! Node.js backend.
 
 use std::fs::{self, File, OpenOptions};

@@ -7,7 +7,7 @@
 //!
 //! # What a power loss ([`FaultyStorage::crash`], [`FaultyStorage::crash_torn`]) leaves
 //!
-//! - **File contents**, per file ([`inode`]): data is durable once a sync of the file returns
+//! - **File contents**, per file (`inode.rs`): data is durable once a sync of the file returns
 //!   `Ok`. Unsynced data is lost at page granularity (4 KiB) and in any order: `crash` loses all
 //!   of it; `crash_torn` keeps, per changed page, the new or the old contents or a mix at a
 //!   512-byte boundary (and now and then noise in a never-durable sector), and a file size

@@ -24,8 +24,9 @@
 //! record's offset: a newer writer that adds fields raises the format version, which older
 //! readers refuse with [`Error::VersionUnsupported`] before they see the new tags.
 
+use crate::key::InternalKey;
 use crate::varint::{get_uvarint, put_uvarint_vec};
-use crate::version::{FileMeta, InternalKey, NUM_LEVELS};
+use crate::version::{FileMeta, NUM_LEVELS};
 use crate::{Error, Result};
 
 /// The manifest format version this code writes and the newest it reads.

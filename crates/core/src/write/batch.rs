@@ -19,7 +19,7 @@
 //! Decoding bytes read from disk ([`WriteBatch::decode`]) is total: malformed input gives
 //! [`Error::Corruption`], never a panic, and allocates at most the input's size.
 
-use crate::sstable::MAX_SEQ;
+use crate::key::MAX_SEQ;
 use crate::varint::{get_uvarint, put_uvarint_vec};
 use crate::{Error, Result};
 

@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use crate::file_names::table_file_name;
 use crate::iter::InternalIterator;
-use crate::sstable::{RangeTombstone, TableBuilder, TableOptions, ValueKind};
+use crate::key::{InternalKey, RangeTombstone, ValueKind, RANGE_SENTINEL_SEQ};
+use crate::sstable::{TableBuilder, TableOptions};
 use crate::storage::{OpenMode, Storage};
-use crate::version::{FileMeta, InternalKey, RANGE_SENTINEL_SEQ};
+use crate::version::FileMeta;
 use crate::Result;
 
 /// A table being written: tracks what its [`FileMeta`] needs (first and last point entry,

@@ -1,7 +1,8 @@
 //! [`InternalIterator`] for a table cursor ([`TableIter`]).
 
-use super::InternalIterator;
-use crate::sstable::{compare_internal, TableIter, ValueKind};
+use crate::iter::InternalIterator;
+use crate::key::{compare_internal, ValueKind};
+use crate::sstable::TableIter;
 use crate::Result;
 use std::cmp::Ordering;
 

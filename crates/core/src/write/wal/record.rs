@@ -10,7 +10,7 @@
 //! | 20 | 8 | u64 LE: `first_seq`, the sequence number the log's first batch gets |
 //!
 //! Every later record is `u8 kind` then:
-//! - kind `1`, **batch**: `uvarint synced`, then a write batch ([`crate::batch`]);
+//! - kind `1`, **batch**: `uvarint synced`, then a write batch ([`crate::write::batch`]);
 //! - kind `2`, **sealed**: `uvarint synced`, `u64 LE next`: the log continues in log `next`;
 //!   nothing follows it. Written after a sync of everything before it, so `synced` is its own
 //!   offset.
@@ -23,8 +23,8 @@
 //! A version-1 log has no header: every record is a bare write batch, whose first 8 bytes are
 //! a sequence number below 2^56, so its byte 7 is 0 — never `'L'`, so the two cannot be confused.
 
-use crate::batch::BATCH_HEADER_LEN;
 use crate::varint::{get_uvarint, put_uvarint};
+use crate::write::batch::BATCH_HEADER_LEN;
 use crate::{Error, Result};
 
 /// The log header's magic.

@@ -2,12 +2,14 @@
 
 use std::sync::Arc;
 
-use crate::batch::{BATCH_HEADER_LEN, MAX_BATCH_SIZE};
 use crate::recordio::{Compression, Writer, WriterOptions};
 use crate::storage::{OpenMode, Storage};
-use crate::wal::record::{batch_prefix, sealed_record, synced_mark, LogHeader, MAX_PREFIX_LEN};
-use crate::wal::sync_gate::SyncGate;
-use crate::wal::{repeat_error, wal_file_name, WalOptions};
+use crate::write::batch::{BATCH_HEADER_LEN, MAX_BATCH_SIZE};
+use crate::write::wal::record::{
+    batch_prefix, sealed_record, synced_mark, LogHeader, MAX_PREFIX_LEN,
+};
+use crate::write::wal::sync_gate::SyncGate;
+use crate::write::wal::{repeat_error, wal_file_name, WalOptions};
 use crate::{Error, Result};
 
 /// In-memory buffer of the RecordIO writer: records of one append (or group) are gathered in it
@@ -15,7 +17,7 @@ use crate::{Error, Result};
 const WRITE_BUFFER: usize = 1024 * 1024;
 
 /// Appends write batches to one log file. Not shared between threads by itself: see
-/// [`crate::group_commit`]. Its syncs go through its [`SyncGate`], shared with whoever syncs
+/// [`crate::write::group_commit`]. Its syncs go through its [`SyncGate`], shared with whoever syncs
 /// the log without holding the writer.
 #[derive(Debug)]
 pub struct WalWriter {
@@ -66,7 +68,7 @@ impl WalWriter {
         })
     }
 
-    /// Appends one encoded write batch ([`crate::batch::WriteBatch::as_bytes`], sequence number
+    /// Appends one encoded write batch ([`crate::write::batch::WriteBatch::as_bytes`], sequence number
     /// set) as one record. When this returns `Ok`, the record has reached the OS (survives a
     /// process kill, not a power loss). `InvalidArgument` (the writer stays usable) for bytes
     /// shorter than a batch header or over [`MAX_BATCH_SIZE`]; a storage failure poisons the

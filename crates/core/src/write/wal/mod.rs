@@ -42,19 +42,7 @@ pub use reader::{WalEnd, WalReader, WalReplay};
 pub use sync_gate::SyncGate;
 pub use writer::WalWriter;
 
-/// The file name of log `number`: `wal-000007.log`.
-pub fn wal_file_name(number: u64) -> String {
-    format!("wal-{number:06}.log")
-}
-
-/// The log number in a WAL file name, if `name` is one (`wal-<digits>.log`).
-pub fn parse_wal_file_name(name: &str) -> Option<u64> {
-    let digits = name.strip_prefix("wal-")?.strip_suffix(".log")?;
-    if digits.len() < 6 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
+pub use crate::file_names::{parse_wal_file_name, wal_file_name};
 
 /// Options for [`WalWriter`].
 #[derive(Debug, Clone)]
@@ -88,10 +76,10 @@ pub fn repeat_error(e: &Error, context: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::WriteBatch;
     use crate::storage::faulty::FaultyStorage;
     use crate::storage::memory::MemoryStorage;
     use crate::storage::{OpenMode, Storage};
+    use crate::write::batch::WriteBatch;
     use std::sync::Arc;
 
     fn batch(seq: u64, key: &[u8]) -> WriteBatch {

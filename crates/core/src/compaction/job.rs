@@ -5,7 +5,7 @@
 //! cut at key boundaries once they reach the target size. [`CompactionJob::step`] does a bounded
 //! amount of that work; [`CompactionJob::finish`] returns the [`VersionEdit`] (inputs deleted,
 //! outputs added) for the caller to log with
-//! [`crate::manifest::ManifestWriter::log_and_apply`].
+//! [`crate::version::manifest::ManifestWriter::log_and_apply`].
 //!
 //! # What is dropped
 //!
@@ -30,14 +30,14 @@
 
 use std::sync::Arc;
 
-pub use crate::compaction_output::flush;
-use crate::compaction_output::OutputTable;
-pub use crate::compaction_picker::{CompactionOptions, CompactionPicker, CompactionPlan};
+use crate::compaction::output::OutputTable;
+use crate::compaction::picker::{CompactionOptions, CompactionPlan};
 use crate::iter::{BoxedInternalIterator, InternalIterator, MergingIterator};
-use crate::sstable::{RangeTombstone, TableReader, ValueKind};
+use crate::key::{RangeTombstone, ValueKind};
+use crate::sstable::TableReader;
 use crate::storage::Storage;
+use crate::version::edit::VersionEdit;
 use crate::version::FileMeta;
-use crate::version_edit::VersionEdit;
 use crate::{Error, Result};
 
 /// What a [`CompactionJob::step`] left.

@@ -23,9 +23,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::batch::WriteBatch;
-use crate::sstable::MAX_SEQ;
-use crate::wal::{repeat_error, SyncGate, WalWriter};
+use crate::key::MAX_SEQ;
+use crate::write::batch::WriteBatch;
+
+use crate::write::wal::{repeat_error, SyncGate, WalWriter};
 use crate::{Error, Result};
 
 /// Bytes a group may hold beyond its leader's batch when the leader's is small (LevelDB's
@@ -551,7 +552,7 @@ mod tests {
     use super::*;
     use crate::memtable::MemTable;
     use crate::storage::memory::MemoryStorage;
-    use crate::wal::WalOptions;
+    use crate::write::wal::WalOptions;
 
     fn put(k: &[u8]) -> WriteBatch {
         let mut b = WriteBatch::new();

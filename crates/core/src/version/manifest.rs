@@ -26,9 +26,9 @@ use std::sync::Arc;
 use crate::file_names::{manifest_file_name, parse_file_name, FileKind, CURRENT, CURRENT_TMP};
 use crate::recordio::{Reader, ReaderOptions, Writer, WriterOptions};
 use crate::storage::{OpenMode, Storage};
+use crate::version::edit::VersionEdit;
+pub use crate::version::edit::MANIFEST_FORMAT_VERSION;
 use crate::version::VersionSet;
-use crate::version_edit::VersionEdit;
-pub use crate::version_edit::MANIFEST_FORMAT_VERSION;
 use crate::{Error, Result};
 
 /// Largest `CURRENT` file accepted.

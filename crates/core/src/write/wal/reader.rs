@@ -1,11 +1,11 @@
 //! [`WalReader::replay`]: reads one log back, telling a torn tail from corruption.
 
-use crate::batch::{WriteBatch, MAX_BATCH_SIZE};
 use crate::recordio::format::{FILE_HEADER_LEN, SHALE_MAGIC};
 use crate::recordio::{Reader, ReaderOptions, Version};
 use crate::storage::{FileHandle, OpenMode, Storage};
-use crate::wal::record::{LogHeader, LogRecord, MAX_PREFIX_LEN};
-use crate::wal::wal_file_name;
+use crate::write::batch::{WriteBatch, MAX_BATCH_SIZE};
+use crate::write::wal::record::{LogHeader, LogRecord, MAX_PREFIX_LEN};
+use crate::write::wal::wal_file_name;
 use crate::{Error, Result};
 
 /// How a replayed log ended.
@@ -57,7 +57,7 @@ impl WalReader {
     ///
     /// In format 2 batches must be dense (each starts where the previous one ended, the first
     /// where the header says), else [`Error::Corruption`] naming the missing sequence numbers;
-    /// in format 1 their sequence numbers must increase. The end (module doc of [`crate::wal`]):
+    /// in format 1 their sequence numbers must increase. The end (module doc of [`crate::write::wal`]):
     /// - a clean end, or a torn tail (`Ok`): damage that no intact record follows, or (format
     ///   2) damage that every intact record after it says was never synced;
     /// - a typed corruption error naming the file and the damaged record's offset: damage in
