@@ -6,12 +6,20 @@
 #   bash bench/run-db.sh readrandom fillseq   # cases whose name contains a filter
 #   DB_BENCH_N=100000 bash bench/run-db.sh    # smaller database
 #   bash bench/run-db.sh --engines=rocksdb,fjall
+#   bash bench/run-db.sh --engines=shaledb    # ShaleDB alone: built without the peers
 #
 # The first build compiles RocksDB from source (needs libclang-dev; ~12+ minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 export SHALEDB_BENCH_RESULTS="${SHALEDB_BENCH_RESULTS:-$PWD/bench/results}"
-(cd bench/native && cargo build --release)
+# The peers (RocksDB, fjall) are compiled only when an engine list asks for them, or none is given.
+features=()
+for a in "$@"; do
+  case "$a" in
+    --engines=*) grep -qE 'rocksdb|fjall' <<<"${a#--engines=}" || features=(--no-default-features) ;;
+  esac
+done
+(cd bench/native && cargo build --release "${features[@]}")
 bench/native/target/release/shaledb-bench-native "$@"
 node bench/report.mjs

@@ -26,7 +26,7 @@ for suite in "${suites[@]}"; do
   if [ "$have_peer" = 1 ]; then
     echo "== $suite: go-sstables"
     only=$([ "$suite" = sstable ] && echo table || echo "$suite")
-    # The same memory state for every engine (see drop_page_cache in crates/core/benches/common).
+    # The same memory state for every engine (see drop_page_cache in crates/bench-support).
     sync; (echo 1 > /proc/sys/vm/drop_caches) 2>/dev/null || true
     /tmp/gosst -only "$only" | node -e '
       const [run, host] = process.argv.slice(1);

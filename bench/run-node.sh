@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Node.js suite ("node") in one run: ShaleDB (the npm package, WebAssembly), classic-level,
 # lmdb and better-sqlite3 through Node (bench/node), then the same workloads on the native Rust
-# `shaledb::Db` (engine shaledb-native, crates/core/benches/node_workloads.rs), appending JSON lines
+# `shaledb::Db` (engine shaledb-native, bench/native/src/bin/node_workloads.rs), appending JSON lines
 # to bench/results/node.jsonl, then renders bench/results/REPORT.md.
 #
 #   bash bench/run-node.sh                                  # everything (~4 minutes on 2 cores)
@@ -53,8 +53,9 @@ if [ -n "$node_engines" ]; then
   node bench/node/main.mjs --engines="$node_engines" "${filters[@]}" || status=$?
 fi
 if [ "$run_native" = 1 ]; then
-  echo "== shaledb-native: cargo bench -p shaledb --bench node_workloads"
-  cargo bench -q -p shaledb --bench node_workloads -- "${filters[@]}" || status=$?
+  echo "== shaledb-native: bench/native, node-workloads (built without the RocksDB and fjall peers)"
+  (cd bench/native && cargo run -q --release --no-default-features --bin node-workloads -- "${filters[@]}") ||
+    status=$?
 fi
 node bench/report.mjs
 exit "$status"

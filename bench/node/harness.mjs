@@ -2,7 +2,7 @@
 // the environment, workload data, JSON-line output, scratch directories.
 //
 // The key, value and order generators are mirrored exactly by the native program
-// (crates/core/benches/node_workloads.rs), so both measure the same operations on the same bytes.
+// (bench/native/src/bin/node_workloads.rs), so both measure the same operations on the same bytes.
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";

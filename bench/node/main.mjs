@@ -28,7 +28,7 @@ process.env.SHALEDB_BENCH_RUN = runId();
 console.log(`run ${process.env.SHALEDB_BENCH_RUN}; databases under ${scratchBase()}`);
 
 /** The same memory state for every engine: dirty pages written back, page cache dropped
- *  (Linux, as root; elsewhere nothing), as crates/core/benches/common does. */
+ *  (Linux, as root; elsewhere nothing), as crates/bench-support does. */
 function dropPageCache() {
   spawnSync("sync");
   try {

@@ -1,6 +1,6 @@
 // The workloads of the suite "node", written once over the adapter interface
 // (engines/index.mjs) so every engine runs exactly the same operations on the same bytes. The
-// native program crates/core/benches/node_workloads.rs mirrors them on shaledb::Db.
+// native program bench/native/src/bin/node_workloads.rs mirrors them on shaledb::Db.
 //
 // Per value size (100B, 1KiB), with N entries, 16-byte keys (harness.mjs):
 //   put/seq/<size>        N single puts in key order into a fresh database.            ops/s

@@ -1,31 +1,23 @@
-//! The engine suite ("db") on ShaleDB, RocksDB and fjall in one run, with the very workloads of
-//! `cargo bench -p shaledb --bench db` (included from `crates/core/benches/db`). Appends JSON
-//! lines to the repository's `bench/results/db.jsonl` (or `$SHALEDB_BENCH_RESULTS/db.jsonl`).
+//! The engine suite ("db") on ShaleDB, RocksDB and fjall in one run ([`workloads`]). Appends
+//! JSON lines to the repository's `bench/results/db.jsonl` (or
+//! `$SHALEDB_BENCH_RESULTS/db.jsonl`).
 //!
 //! ```text
 //! cargo run --release -- [FILTER...] [--engines=shaledb,rocksdb,fjall]
+//! cargo run --release --no-default-features -- [FILTER...]   # ShaleDB alone, no RocksDB build
 //! ```
 //!
 //! A panic in one engine's case (ShaleDB's `todo!()` while the engine is being written) ends
 //! that case only; the other engines still run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../../crates/core/benches/common/mod.rs"]
-mod common;
-#[path = "../../../crates/core/benches/db/engine.rs"]
-mod engine;
-#[path = "../../../crates/core/benches/db/shaledb_engine.rs"]
-mod shaledb_engine;
-#[path = "../../../crates/core/benches/db/workloads.rs"]
-mod workloads;
-
-mod fjall_engine;
-mod rocksdb_engine;
-
 use std::path::PathBuf;
 
-use common::Bench;
-use workloads::Config;
+use shaledb_bench_native::shaledb_engine;
+use shaledb_bench_native::workloads::{self, Config};
+#[cfg(feature = "peers")]
+use shaledb_bench_native::{fjall_engine, rocksdb_engine};
+use shaledb_bench_support::Bench;
 
 fn main() {
     let results = std::env::var_os("SHALEDB_BENCH_RESULTS")
@@ -37,21 +29,30 @@ fn main() {
     workloads::quiet_panics();
     workloads::fdatasync_baseline(&bench, &cfg);
     for engine in &engines {
-        common::drop_page_cache();
+        shaledb_bench_support::drop_page_cache();
         match engine.as_str() {
             "shaledb" => workloads::run::<shaledb_engine::ShaleDb>(&bench, &cfg),
+            #[cfg(feature = "peers")]
             "rocksdb" => workloads::run::<rocksdb_engine::RocksDb>(&bench, &cfg),
+            #[cfg(feature = "peers")]
             "fjall" => workloads::run::<fjall_engine::Fjall>(&bench, &cfg),
-            other => eprintln!("unknown engine {other:?} (shaledb, rocksdb, fjall)"),
+            other => eprintln!(
+                "engine {other:?} is not built (shaledb; rocksdb and fjall need the `peers` feature)"
+            ),
         }
     }
 }
 
-/// The engines named by `--engines=a,b`; all three by default.
+/// The engines named by `--engines=a,b`; by default every engine built.
 fn engines_arg() -> Vec<String> {
+    let built = if cfg!(feature = "peers") {
+        "shaledb,rocksdb,fjall"
+    } else {
+        "shaledb"
+    };
     std::env::args()
         .find_map(|a| a.strip_prefix("--engines=").map(str::to_owned))
-        .unwrap_or_else(|| "shaledb,rocksdb,fjall".to_owned())
+        .unwrap_or_else(|| built.to_owned())
         .split(',')
         .filter(|s| !s.is_empty())
         .map(str::to_owned)

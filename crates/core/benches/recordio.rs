@@ -4,15 +4,13 @@
 //! `cargo bench -p shaledb --bench recordio [-- FILTER...]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use common::{mb_per_s, random_bytes, Bench, GO_MB};
 use shaledb::recordio::{Compression, Reader, ReaderOptions, Writer, WriterOptions};
 use shaledb::storage::std_fs::StdFsStorage;
 use shaledb::storage::{OpenMode, Storage};
+use shaledb_bench_support::{mb_per_s, random_bytes, Bench, GO_MB};
 
 const SIZES: [(&str, usize); 4] = [
     ("1KiB", 1024),
@@ -115,7 +113,7 @@ fn read(storage: &StdFsStorage, total: usize) -> f64 {
 
 fn main() {
     let bench = Bench::from_args("recordio");
-    common::drop_page_cache();
+    shaledb_bench_support::drop_page_cache();
     let dir = bench.scratch();
     let storage = StdFsStorage::open(dir.path()).unwrap();
     // (No warm-up write: deleting its file right before the first case made that case

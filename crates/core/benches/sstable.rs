@@ -11,18 +11,16 @@
 //! Settings as go-sstables' defaults: Snappy on data, Bloom filter on, no fsync at the end.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use common::{mb_per_s, random_bytes, Bench};
 use shaledb::recordio::Compression;
 use shaledb::sstable::{BlockCache, TableBuilder, TableOptions, TableReadOptions, TableReader};
 use shaledb::sstable::{ValueKind, MAX_SEQ};
 use shaledb::storage::std_fs::StdFsStorage;
 use shaledb::storage::{OpenMode, Storage};
+use shaledb_bench_support::{mb_per_s, random_bytes, Bench};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -160,7 +158,7 @@ fn shuffle<T>(v: &mut [T], seed: u64) {
 
 fn main() {
     let bench = Bench::from_args("sstable");
-    common::drop_page_cache();
+    shaledb_bench_support::drop_page_cache();
     for mb in [32, 64, 128] {
         flush(&bench, mb);
     }

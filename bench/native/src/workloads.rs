@@ -1,6 +1,6 @@
 //! The engine suite ("db"): every workload, written once over [`Engine`], so ShaleDB, RocksDB
-//! and fjall run exactly the same operations. Used by `cargo bench -p shaledb --bench db`
-//! (ShaleDB alone) and by `bench/native` (all three in one run).
+//! and fjall run exactly the same operations (`bash bench/run-db.sh`; ShaleDB alone:
+//! `cargo run --release --no-default-features -- --engines=shaledb` in `bench/native`).
 //!
 //! Keys are 16 bytes (the entry number, zero-padded decimal, so key order is number order);
 //! values come from a pool of db_bench-style data that compresses to about half. `N` is the
@@ -37,15 +37,14 @@
 //! - `disk/10000entries`: 10,000 puts, flush, compaction, close; bytes of the directory.
 //! - `put/sync/threads-1|2|4|8`: T threads each doing SYNC/2 synced puts of their own keys
 //!   into one database. Total ops/s (group commit shows as growth with T).
-#![allow(dead_code)]
 
 use std::hint::black_box;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use crate::common::Bench;
 use crate::engine::{dir_bytes, process_write_bytes, Engine, Settings};
+use shaledb_bench_support::Bench;
 
 /// Key size in bytes.
 pub const KEY_SIZE: usize = 16;

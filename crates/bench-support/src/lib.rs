@@ -1,8 +1,11 @@
-//! Shared harness of the `cargo bench` programs: case filtering from the command line, JSON-line
-//! output (DESIGN.md, "Benchmarks"), workload data.
+//! The harness every ShaleDB benchmark program shares — the core's micro-benchmarks
+//! (`cargo bench -p shaledb`) and the engine suites in `bench/native`: case filtering from the
+//! command line, the JSON-line output format (README, "Benchmarks"), workload data.
 //!
-//! Each figure is printed to stdout and appended to `bench/results/<suite>.jsonl`.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+//! Each figure is printed to stdout and appended to `bench/results/<suite>.jsonl` (or the
+//! directory `SHALEDB_BENCH_RESULTS` names), one line:
+//! `{"suite":..,"case":..,"engine":..,"metric":..,"value":..,"run":..,"host":..}`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs::OpenOptions;
 use std::io::Write;

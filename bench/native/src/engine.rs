@@ -1,10 +1,9 @@
 //! The seam between the engine workloads and the databases they measure: one small trait,
-//! [`Engine`], implemented for ShaleDB here and for RocksDB and fjall in `bench/native`, and the
+//! [`Engine`], implemented for ShaleDB, RocksDB and fjall beside it, and the
 //! [`Settings`] every engine is opened with.
 //!
 //! Adapters panic on any engine error (a benchmark has nothing better to do with it); the
 //! runner catches the panic per case, so one engine failing never stops the others.
-#![allow(dead_code)]
 
 use std::path::Path;
 

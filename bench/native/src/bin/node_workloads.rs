@@ -3,7 +3,7 @@
 //! shows as a ratio beside the `shaledb` figures of the same run:
 //!
 //! ```sh
-//! cargo bench -p shaledb --bench node_workloads [-- FILTER...]
+//! cargo run --release --no-default-features --bin node-workloads -- [FILTER...]  # in bench/native
 //! bash bench/run-node.sh     # the Node engines, then this, with one SHALEDB_BENCH_RUN
 //! ```
 //!
@@ -16,16 +16,13 @@
 //! (`Db::open`), with the background flush/compaction thread on (the native default).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "common/mod.rs"]
-mod common;
-
 use std::hint::black_box;
 use std::ops::Bound;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::Bench;
 use shaledb::{Batch, Db, IterOptions, Options, WriteOptions};
+use shaledb_bench_support::Bench;
 
 const ENGINE: &str = "shaledb-native";
 const KEY_SIZE: usize = 16;
@@ -214,7 +211,7 @@ fn run_size(bench: &Bench, cfg: &Config) {
         cfg.cache_bytes >> 20,
         cfg.memtable_bytes >> 20
     );
-    common::drop_page_cache();
+    shaledb_bench_support::drop_page_cache();
     let d = Data {
         keys: (0..n).map(key).collect(),
         values: value_windows(cfg.value_size),
