@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: the whole test command. Installs what is missing (scripts/setup.sh), then runs, in
 # order, and stops at the first failure:
-#   Rust: fmt check, clippy (-D warnings), tests, clippy of the core and bindings for wasm32;
+#   Rust: fmt check, clippy (-D warnings), the API docs, tests, clippy of the core and bindings
+#   for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
 #   project (scripts/pack-smoke.sh), vitest in Node, then the browser tests: vitest driving
@@ -29,6 +30,9 @@ cargo fmt --all --check
 
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo doc -p shaledb --no-deps (broken links are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p shaledb --no-deps
 
 step "cargo test --workspace"
 cargo test --workspace
