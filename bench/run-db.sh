@@ -8,9 +8,10 @@
 #   bash bench/run-db.sh --engines=rocksdb,fjall
 #   bash bench/run-db.sh --engines=shaledb    # ShaleDB alone: built without the peers
 #
-# The first build compiles RocksDB from source (needs libclang-dev; ~12+ minutes on 2 cores).
+# The first build compiles RocksDB from source (~10 minutes on 2 cores); its bindings need
+# libclang, which this script installs with apt-get when it is missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/../scripts/lib.sh"
 export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 export SHALEDB_BENCH_RESULTS="${SHALEDB_BENCH_RESULTS:-$PWD/bench/results}"
 # The peers (RocksDB, fjall) are compiled only when an engine list asks for them, or none is given.
@@ -20,6 +21,10 @@ for a in "$@"; do
     --engines=*) grep -qE 'rocksdb|fjall' <<<"${a#--engines=}" || features=(--no-default-features) ;;
   esac
 done
+if [ ${#features[@]} = 0 ] && ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 &&
+  ! ls /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
+  apt_install "RocksDB's bindings need libclang" libclang-dev
+fi
 (cd bench/native && cargo build --release "${features[@]}")
 bench/native/target/release/shaledb-bench-native "$@"
 node bench/report.mjs

@@ -23,6 +23,20 @@ now() {
   date +%s
 }
 
+# Installs Debian packages with apt-get (as root, or through sudo), updating the package lists
+# only if the first attempt fails: apt_install "why" package...
+apt_install() {
+  local why="$1"
+  shift
+  section "apt-get install $* ($why)"
+  command -v apt-get >/dev/null || die "apt-get is missing: install $* by hand ($why)"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends "$@" ||
+    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "$@"; }
+}
+
 # Installs what is missing (scripts/setup.sh), then builds the WebAssembly module and the
 # `shaledb` package (both quick when up to date): what the demos need before they run.
 setup_and_build() {

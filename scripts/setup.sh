@@ -50,12 +50,7 @@ fi
 
 # 4. Chromium for the browser tests (playwright cannot download browsers here; Debian's works).
 if [ "$chromium" = 1 ] && [ ! -x "${SHALEDB_CHROMIUM:-/usr/bin/chromium}" ]; then
-  section "setup: apt-get install chromium (for the browser tests)"
   command -v apt-get >/dev/null ||
     die "no /usr/bin/chromium and no apt-get: install Chromium, or set SHALEDB_CHROMIUM to its binary"
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y --no-install-recommends chromium ||
-    { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends chromium; }
+  apt_install "for the browser tests" chromium
 fi
