@@ -13,6 +13,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -374,6 +375,24 @@ describe("lock primitives", () => {
     child.kill("SIGKILL");
     await once(child, "exit");
     expect(primitives().processStat(pid)).toBeNull();
+  });
+
+  // Regression: the status line was decoded as strict UTF-8, so a process whose command name
+  // is not UTF-8 had an unreadable status and counted as alive whatever its state.
+  it.runIf(linux)("processStat reads the status of a process whose command name is not UTF-8", async () => {
+    const sleep = ["/bin/sleep", "/usr/bin/sleep"].find((path) => existsSync(path)) ?? "sleep";
+    const link = Buffer.concat([Buffer.from(`${dir}/sl`), Buffer.from([0xff]), Buffer.from("eep")]);
+    symlinkSync(sleep, link);
+    // Node passes strings as UTF-8: the shell makes the byte 0xff itself.
+    const child = spawn("sh", ["-c", 'exec "$(printf "%s/sl\\377eep" "$1")" 60', "sh", dir], {
+      stdio: "ignore",
+    });
+    children.push(child);
+    for (let i = 0; i < 200 && !(primitives().processStat(child.pid) ?? "").includes("(sl"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const stat = primitives().processStat(child.pid);
+    expect(stat).toContain("(sl\ufffdeep)");
   });
 
   it("processStat is undefined where the platform has no /proc", () => {

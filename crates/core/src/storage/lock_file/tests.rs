@@ -739,3 +739,45 @@ fn a_primitive_failing_unexpectedly_is_an_io_error_of_lock_not_not_found() {
         assert!(matches!(&e, Error::Io { op: "lock", .. }), "{e:?}");
     }
 }
+
+// Regression: /proc/<pid>/stat was read as strict UTF-8, so a process whose command name is
+// not UTF-8 had an "unreadable" status and counted as alive whatever its state or start time
+// (a lock of its pid was never taken over, even once the pid was reused).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_process_whose_command_name_is_not_utf8_is_judged_by_its_status() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let (dir, storage) = disk();
+    let sleep = ["/bin/sleep", "/usr/bin/sleep"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .unwrap();
+    let link = dir.path().join(OsStr::from_bytes(b"sl\xffeep"));
+    std::os::unix::fs::symlink(sleep, &link).unwrap();
+    let mut child = std::process::Command::new(&link).arg("30").spawn().unwrap();
+    let stat = storage.process_stat(Some(child.id()));
+    let result = std::panic::catch_unwind(|| {
+        let ProcessStat::Text(text) = &stat else {
+            panic!("{stat:?}");
+        };
+        assert!(text.contains("(sl\u{fffd}eep)"), "{text}");
+        let (_, start) = parse_stat(text).unwrap();
+        let owner = Owner {
+            pid: child.id(),
+            start,
+        };
+        assert_eq!(liveness(&storage, &owner), Liveness::Alive);
+        let reused = Owner {
+            start: start + 1,
+            ..owner
+        };
+        assert_eq!(liveness(&storage, &reused), Liveness::Dead);
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
