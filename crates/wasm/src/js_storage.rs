@@ -3,13 +3,22 @@
 //!
 //! Files cross the boundary as numeric ids (a string costs about twice as much per call); the
 //! bytes of reads and writes cross as views into WebAssembly memory, without a copy.
+//!
+//! Locking: a host either excludes other handles itself (`lock`/`unlock`: browsers, whose worker
+//! holds the database's Web Lock) or offers `lockPrimitives` (Node.js), over which
+//! [`Storage::lock`] runs the core's lock-file protocol (`shaledb::storage::lock_file`), the
+//! same code native ShaleDB runs.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use js_sys::{Array, Reflect};
+use js_sys::{Array, Reflect, Uint8Array};
+use shaledb::storage::lock_file;
+use shaledb::storage::lock_primitives::{LockPrimitives, ProcessStat, SmallFile};
 use shaledb::storage::{FileHandle, OpenMode, Storage, StorageFile, StorageLock};
 use shaledb::{Error, Result};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen]
 extern "C" {
@@ -45,17 +54,62 @@ extern "C" {
     fn lock(this: &StorageHost, name: &str) -> Result<u32, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn unlock(this: &StorageHost, lock: u32) -> Result<(), JsValue>;
+
+    /// A host's `lockPrimitives` object (`LockPrimitives` in `storage-host.ts`).
+    #[derive(Debug, Clone)]
+    pub type LockPrimitivesHost;
+
+    #[wasm_bindgen(method, catch, js_name = hardLink)]
+    fn hard_link(this: &LockPrimitivesHost, existing: &str, name: &str) -> Result<(), JsValue>;
+    /// A `SmallFile`: `{ bytes: Uint8Array, ageMs: number }`.
+    #[wasm_bindgen(method, catch, js_name = readSmall)]
+    fn read_small(this: &LockPrimitivesHost, name: &str, max: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeIfUnchanged)]
+    fn remove_if_unchanged(
+        this: &LockPrimitivesHost,
+        name: &str,
+        bytes: &[u8],
+        limit: u32,
+    ) -> Result<bool, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = lockHeld)]
+    fn lock_held(this: &LockPrimitivesHost, name: &str, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = processId)]
+    fn process_id(this: &LockPrimitivesHost) -> Result<u32, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = processStat)]
+    fn process_stat(this: &LockPrimitivesHost, pid: Option<u32>) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn path(this: &LockPrimitivesHost, name: &str) -> Result<String, JsValue>;
 }
 
 /// The storage of one database directory, backed by a `StorageHost`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct JsStorage {
     host: StorageHost,
+    /// The host's `lockPrimitives`; without them, the host's own `lock` is used.
+    primitives: Option<LockPrimitivesHost>,
 }
 
 impl JsStorage {
     pub fn new(host: StorageHost) -> JsStorage {
-        JsStorage { host }
+        let primitives = Reflect::get(&host, &JsValue::from_str("lockPrimitives"))
+            .ok()
+            .filter(|p| p.is_object())
+            .map(JsCast::unchecked_into::<LockPrimitivesHost>);
+        JsStorage { host, primitives }
+    }
+
+    /// The host's lock primitives; a host without them cannot run the lock-file protocol.
+    fn primitives(&self, op: &'static str, name: &str) -> Result<&LockPrimitivesHost> {
+        self.primitives.as_ref().ok_or_else(|| {
+            Error::io(
+                op,
+                name,
+                std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "the storage host has no lockPrimitives",
+                ),
+            )
+        })
     }
 }
 
@@ -155,7 +209,12 @@ impl Storage for JsStorage {
             .map_err(|e| host_error("sync_dir", "", &e))
     }
 
+    /// With `lockPrimitives`: the core's lock-file protocol over them. Otherwise the host's own
+    /// `lock`, whose `LOCKED` message is the whole sentence.
     fn lock(&self, name: &str) -> Result<Box<dyn StorageLock>> {
+        if self.primitives.is_some() {
+            return lock_file::acquire(self, name);
+        }
         let id = self
             .host
             .lock(name)
@@ -164,6 +223,88 @@ impl Storage for JsStorage {
             host: self.host.clone(),
             id,
         }))
+    }
+}
+
+impl LockPrimitives for JsStorage {
+    fn hard_link(&self, existing: &str, name: &str) -> Result<()> {
+        self.primitives("link", name)?
+            .hard_link(existing, name)
+            .map_err(|e| host_error("link", name, &e))
+    }
+
+    fn read_small(&self, name: &str, max: usize) -> Result<SmallFile> {
+        let max32 = u32::try_from(max).unwrap_or(u32::MAX);
+        let small = self
+            .primitives("read", name)?
+            .read_small(name, max32)
+            .map_err(|e| host_error("read", name, &e))?;
+        let field = |key: &str| Reflect::get(&small, &JsValue::from_str(key)).ok();
+        let mut bytes = field("bytes")
+            .and_then(|b| b.dyn_into::<Uint8Array>().ok())
+            .ok_or_else(|| {
+                Error::io(
+                    "read",
+                    name,
+                    std::io::Error::other("the storage host's readSmall returned no bytes"),
+                )
+            })?
+            .to_vec();
+        bytes.truncate(max);
+        // Missing, negative (in the future), NaN or absurd: unknown.
+        let age = field("ageMs")
+            .and_then(|a| a.as_f64())
+            .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok());
+        Ok(SmallFile { bytes, age })
+    }
+
+    fn remove_if_unchanged(&self, name: &str, bytes: &[u8], limit: usize) -> Result<bool> {
+        let limit = u32::try_from(limit).unwrap_or(u32::MAX);
+        self.primitives("remove", name)?
+            .remove_if_unchanged(name, bytes, limit)
+            .map_err(|e| host_error("remove", name, &e))
+    }
+
+    fn lock_held(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.primitives("lock", name)?
+            .lock_held(name, bytes)
+            .map_err(|e| host_error("lock", name, &e))
+    }
+
+    fn process_id(&self) -> Result<u32> {
+        self.primitives("lock", "")?
+            .process_id()
+            .map_err(|e| host_error("lock", "", &e))
+    }
+
+    /// The host answers a string (the status line), `null` (no such process) or `undefined`
+    /// (no `/proc` here); a throw means the status exists but cannot be read.
+    fn process_stat(&self, pid: Option<u32>) -> ProcessStat {
+        let Some(primitives) = self.primitives.as_ref() else {
+            return ProcessStat::Unsupported;
+        };
+        match primitives.process_stat(pid) {
+            Ok(value) => match value.as_string() {
+                Some(text) => ProcessStat::Text(text),
+                None if value.is_null() => ProcessStat::NoProcess,
+                None if value.is_undefined() => ProcessStat::Unsupported,
+                None => ProcessStat::Unreadable,
+            },
+            Err(_) => ProcessStat::Unreadable,
+        }
+    }
+
+    /// `Math.random`, twice: unique enough for temporary names, and no host call.
+    fn random_u64(&self) -> u64 {
+        let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64 & 0xffff_ffff;
+        (half() << 32) | half()
+    }
+
+    fn display_name(&self, name: &str) -> String {
+        self.primitives
+            .as_ref()
+            .and_then(|p| p.path(name).ok())
+            .unwrap_or_else(|| name.to_owned())
     }
 }
 

@@ -10,10 +10,12 @@
  * - `syncDir` fsyncs the directory. A file system that cannot (the fsync fails with `EINVAL`,
  *   `EPERM`, ...) does not fail the call; it is recorded as `directorySync: "unsupported"`,
  *   which `db.stats()` reports.
- * - Locks follow the lock-file protocol shared with native ShaleDB (`node-lock.ts`).
+ * - Locks: the core runs the lock-file protocol of native ShaleDB over `lockPrimitives`
+ *   (`node-lock.ts`: hard links, small reads, `/proc`), which also release the lock files still
+ *   held when the process exits or `releaseAll` is called.
  * - Errors are `Error`s with the errno `code` of the failed call (`ENOENT`, `EEXIST`, `ENOSPC`,
  *   ...), `EBADF` for an unknown id, `EINVAL` for a name that is not a plain file name or a
- *   negative offset, and `LOCKED`; each message names the file.
+ *   negative offset; each message names the file.
  *
  * @module
  */
@@ -34,8 +36,8 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 
-import { acquireLock, codedError, errorCode, fsError } from "./node-lock.js";
-import type { CodedError, HeldLock } from "./node-lock.js";
+import { codedError, errorCode, fsError, NodeLockPrimitives } from "./node-lock.js";
+import type { CodedError, LinkFn } from "./node-lock.js";
 import { OpenMode } from "./storage-host.js";
 import type { StorageHost } from "./storage-host.js";
 import type { DirectorySync } from "./types.js";
@@ -52,6 +54,8 @@ export interface NodeFsStorageOptions {
   readonly create?: boolean;
   /** Fsyncs an open directory (default `fs.fsyncSync`; tests inject failures here). */
   readonly fsyncDirectory?: (fd: number) => void;
+  /** Hard-links a file (default `fs.linkSync`; tests fail it, as file systems without links do). */
+  readonly link?: LinkFn;
 }
 
 /**
@@ -75,8 +79,9 @@ interface OpenFile {
 export class NodeFsStorage implements StorageHost {
   /** The directory, as an absolute path. */
   readonly directory: string;
+  /** The primitives of the lock-file protocol, on this directory. */
+  readonly lockPrimitives: NodeLockPrimitives;
   readonly #files = new Map<number, OpenFile>();
-  readonly #locks = new Map<number, HeldLock>();
   readonly #fsyncDirectory: (fd: number) => void;
   #directorySync: DirectorySync = "ok";
   #lastId = 0;
@@ -89,6 +94,7 @@ export class NodeFsStorage implements StorageHost {
   constructor(directory: string, options: NodeFsStorageOptions = {}) {
     this.directory = resolve(directory);
     this.#fsyncDirectory = options.fsyncDirectory ?? fsyncSync;
+    this.lockPrimitives = new NodeLockPrimitives((op, name) => this.#path(op, name), options.link);
     let isDirectory: boolean;
     try {
       if (options.create ?? true) {
@@ -292,22 +298,6 @@ export class NodeFsStorage implements StorageHost {
     }
   }
 
-  lock(name: string): number {
-    const held = acquireLock(this.#path("lock", name), name);
-    const id = this.#nextId();
-    this.#locks.set(id, held);
-    return id;
-  }
-
-  unlock(lock: number): void {
-    const held = this.#locks.get(lock);
-    if (held === undefined) {
-      throw codedError("EBADF", `unlock: no lock with id ${lock}`);
-    }
-    this.#locks.delete(lock);
-    held.release();
-  }
-
   releaseAll(): void {
     for (const { fd } of this.#files.values()) {
       try {
@@ -317,10 +307,7 @@ export class NodeFsStorage implements StorageHost {
       }
     }
     this.#files.clear();
-    for (const held of this.#locks.values()) {
-      held.release();
-    }
-    this.#locks.clear();
+    this.lockPrimitives.releaseAll();
   }
 
   #file(id: number): OpenFile {
@@ -347,7 +334,7 @@ export class NodeFsStorage implements StorageHost {
   #nextId(): number {
     do {
       this.#lastId = this.#lastId >= MAX_ID ? 1 : this.#lastId + 1;
-    } while (this.#files.has(this.#lastId) || this.#locks.has(this.#lastId));
+    } while (this.#files.has(this.#lastId));
     return this.#lastId;
   }
 }

@@ -14,6 +14,11 @@
  *   them.
  * - After `write` returns the bytes have reached the OS (they survive the process being killed);
  *   after `sync` they survive power loss; after `syncDir`, creations, renames and removals do.
+ * - Locking, one of two ways: a host that excludes other handles itself (browsers: the worker
+ *   holds the database's Web Lock) has `lock` and `unlock`; a host on a file system shared with
+ *   other processes (Node) has `lockPrimitives` instead, and the core runs the lock-file
+ *   protocol of docs/FORMAT.md over them (the same Rust code as native ShaleDB), so that
+ *   processes exclude each other whatever runs them.
  *
  * @module
  */
@@ -56,15 +61,73 @@ export interface StorageHost {
    */
   readonly directorySync?: DirectorySync;
   /**
-   * Takes exclusive lock `name` (the lock-file protocol of docs/FORMAT.md, shared with native
-   * ShaleDB) and returns its id; held elsewhere: throws with code `LOCKED`.
+   * A host that excludes other handles itself: takes exclusive lock `name` and returns its id;
+   * held elsewhere: throws with code `LOCKED`, the message saying by whom and what to do. Not
+   * called when the host has {@link lockPrimitives}.
    */
-  lock(name: string): number;
+  lock?(name: string): number;
   /** Releases a lock taken by `lock`. */
-  unlock(lock: number): void;
+  unlock?(lock: number): void;
+  /**
+   * A host on a file system shared with other processes: the primitives the core's lock-file
+   * protocol runs on (then `lock` and `unlock` are not needed).
+   */
+  readonly lockPrimitives?: LockPrimitives;
   /**
    * Closes every file and releases every lock still open (after a panic of the WebAssembly
    * module, whose handles will never be dropped). Idempotent.
    */
   releaseAll(): void;
+}
+
+/**
+ * The primitives under the core's lock-file protocol (docs/FORMAT.md, "LOCK file";
+ * `crates/core/src/storage/lock_primitives.rs`): single steps of the file system and the
+ * process table, no decisions. Besides them the protocol uses the host's own `open`
+ * (`CreateNew`), `write`, `close` and `remove`. Names are plain file names of the host's
+ * directory; byte arrays passed in are views into WebAssembly memory, valid only during the
+ * call. Errors are thrown as by the other host methods.
+ */
+export interface LockPrimitives {
+  /**
+   * Makes `name` a new hard link to the existing file `existing` (`link(2)`). Throws `EEXIST`
+   * if `name` exists; any other error means the file system has no hard links (the protocol
+   * then creates the file and writes it instead).
+   */
+  hardLink(existing: string, name: string): void;
+  /**
+   * The first `max` bytes of `name` (all of it if shorter) and the time since its last
+   * modification, of the same open file. Missing: throws `ENOENT`.
+   */
+  readSmall(name: string, max: number): SmallFile;
+  /**
+   * Removes `name` if its first `limit` bytes (all of it if shorter) are exactly `bytes`;
+   * returns whether it did (`false` if it holds something else or is missing). Also forgets
+   * `name` if {@link lockHeld} recorded it with these bytes.
+   */
+  removeIfUnchanged(name: string, bytes: Uint8Array, limit: number): boolean;
+  /**
+   * The lock file `name` is now held, holding `bytes`, until the core releases it with
+   * {@link removeIfUnchanged}. The host releases it so itself (`removeIfUnchanged`) in
+   * `releaseAll`, and should the process exit first.
+   */
+  lockHeld(name: string, bytes: Uint8Array): void;
+  /** This process's id. */
+  processId(): number;
+  /**
+   * The status line of process `pid`, or of this process if `undefined`: on Linux the text of
+   * `/proc/<pid>/stat` (`/proc/self/stat`); `null` if there is no such process; `undefined` if
+   * the platform cannot tell (no `/proc`). Throws if the process exists but its status cannot
+   * be read.
+   */
+  processStat(pid: number | undefined): string | null | undefined;
+  /** The full path of `name`, for messages. */
+  path(name: string): string;
+}
+
+/** What {@link LockPrimitives.readSmall} returns. */
+export interface SmallFile {
+  readonly bytes: Uint8Array;
+  /** Milliseconds since the last modification (negative if it is in the future). */
+  readonly ageMs: number;
 }

@@ -1,16 +1,19 @@
-// Conformance of the Node.js storage backend (NodeFsStorage) to the StorageHost contract, and
-// of its lock file to the protocol shared with native ShaleDB: the same process, live, dead,
-// zombie and reused-pid owners, garbled files, and a real native process (examples/rust
-// lock_holder) on either side of the lock.
-import { execFileSync, spawn } from "node:child_process";
-import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
+// Conformance of the Node.js storage backend (NodeFsStorage) to the StorageHost contract: its
+// files, and the lock primitives the core's lock-file protocol runs on (hard links, small reads
+// with the file's age, removal only of unchanged bytes, lock files released by releaseAll and
+// at exit, this process and others in /proc). The protocol itself, run over them through the
+// package, is tested in node-lock.test.ts.
+import { spawn, spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import {
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -18,9 +21,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { currentOwner, ownerText, parseOwner, parseStat } from "../src/node-lock.js";
+import { codedError } from "../src/node-lock.js";
 import { NodeFsStorage } from "../src/node-storage.js";
 import { OpenMode } from "../src/storage-host.js";
 
@@ -71,6 +74,14 @@ function fileWith(name: string, text: string): number {
   const id = storage.open(name, OpenMode.Create);
   storage.write(id, 0, encoder.encode(text));
   return id;
+}
+
+/** Writes `name` holding `text` and tells the primitives it is a lock file held with it. */
+function hold(name: string, text: string): Uint8Array {
+  const bytes = encoder.encode(text);
+  storage.close(fileWith(name, text));
+  storage.lockPrimitives.lockHeld(name, bytes);
+  return bytes;
 }
 
 function readAll(id: number): string {
@@ -174,7 +185,6 @@ describe("NodeFsStorage", () => {
       () => storage.size(id),
       () => storage.truncate(id, 0),
       () => storage.close(id),
-      () => storage.unlock(id),
       () => storage.size(12345),
     ]) {
       expectCode(call, "EBADF");
@@ -199,7 +209,11 @@ describe("NodeFsStorage", () => {
     for (const name of ["", ".", "..", "../x", "a/b", "a\\b", "c:x", "a\0b"]) {
       expectCode(() => storage.open(name, OpenMode.Create), "EINVAL");
       expectCode(() => storage.exists(name), "EINVAL");
-      expectCode(() => storage.lock(name), "EINVAL");
+      expectCode(() => storage.lockPrimitives.readSmall(name, 16), "EINVAL");
+      expectCode(() => storage.lockPrimitives.hardLink("a", name), "EINVAL");
+      expectCode(() => storage.lockPrimitives.hardLink(name, "a"), "EINVAL");
+      expectCode(() => storage.lockPrimitives.removeIfUnchanged(name, new Uint8Array(), 1), "EINVAL");
+      expectCode(() => storage.lockPrimitives.lockHeld(name, new Uint8Array()), "EINVAL");
     }
   });
 
@@ -207,7 +221,7 @@ describe("NodeFsStorage", () => {
     expect(storage.list()).toEqual([]);
     storage.close(fileWith("000001.sst", "x"));
     storage.close(fileWith("MANIFEST-000002", "y"));
-    storage.lock("LOCK");
+    storage.close(fileWith("LOCK", "z"));
     mkdirSync(join(dir, "subdir"));
     expect(storage.list().sort()).toEqual(["000001.sst", "LOCK", "MANIFEST-000002"]);
   });
@@ -218,16 +232,15 @@ describe("NodeFsStorage", () => {
     expect(() => storage.syncDir()).not.toThrow();
   });
 
-  it("releaseAll closes every file and releases every lock, and can be repeated", () => {
+  it("releaseAll closes every file and releases every lock file held, and can be repeated", () => {
     const file = fileWith("f", "x");
-    storage.lock("LOCK");
-    storage.lock("OTHER");
+    hold("LOCK", "mine");
+    hold("OTHER", "mine too");
     storage.releaseAll();
     expectCode(() => storage.size(file), "EBADF");
     expect(storage.list()).toEqual(["f"]);
     storage.releaseAll();
-    const again = new NodeFsStorage(dir);
-    again.unlock(again.lock("LOCK"));
+    expect(storage.list()).toEqual(["f"]);
   });
 });
 
@@ -240,124 +253,154 @@ function startOf(pid: number | "self"): string {
   return start ?? "";
 }
 
-function lockText(pid: number, start: string | number): string {
-  return `shaledb-lock 1\npid ${pid}\nstart ${start}\n`;
-}
+describe("lock primitives", () => {
+  const primitives = (): NodeFsStorage["lockPrimitives"] => storage.lockPrimitives;
 
-function lockPath(): string {
-  return join(dir, "LOCK");
-}
-
-/** A process that sleeps until killed. */
-function sleeper(): ChildProcess & { pid: number } {
-  const child = spawn("sleep", ["60"], { stdio: "ignore" });
-  children.push(child);
-  if (child.pid === undefined) {
-    throw new Error("could not spawn sleep");
-  }
-  return child as ChildProcess & { pid: number };
-}
-
-describe("lock file", () => {
-  it("writes exactly the protocol's text and removes it on unlock", () => {
-    const id = storage.lock("LOCK");
-    const start = linux ? startOf("self") : "0";
-    expect(readFileSync(lockPath(), "utf8")).toBe(lockText(process.pid, start));
-    storage.unlock(id);
-    expect(existsSync(lockPath())).toBe(false);
-    storage.unlock(storage.lock("LOCK"));
+  it("hardLink links a new name to the same bytes, EEXIST if the name exists, and keeps a failing link's code", () => {
+    storage.close(fileWith("a", "text"));
+    primitives().hardLink("a", "b");
+    expect(readFileSync(join(dir, "b"), "utf8")).toBe("text");
+    storage.close(fileWith("c", "other"));
+    expectCode(() => primitives().hardLink("a", "c"), "EEXIST", '"c"');
+    expect(readFileSync(join(dir, "c"), "utf8")).toBe("other");
+    expectCode(() => primitives().hardLink("missing", "d"), "ENOENT");
+    const noLinks = new NodeFsStorage(dir, {
+      link: () => {
+        throw codedError("EPERM", "link: EPERM (simulated)");
+      },
+    });
+    expectCode(() => noLinks.lockPrimitives.hardLink("a", "e"), "EPERM", '"e"');
+    expect(existsSync(join(dir, "e"))).toBe(false);
+    // The default is fs.linkSync itself.
+    const linked = new NodeFsStorage(dir, { link: linkSync });
+    linked.lockPrimitives.hardLink("a", "f");
+    expect(readFileSync(join(dir, "f"), "utf8")).toBe("text");
   });
 
-  it("a second lock in the same process is LOCKED, through this or another storage", () => {
-    storage.lock("LOCK");
-    const message = `pid ${process.pid} (this process)`;
-    expectCode(() => storage.lock("LOCK"), "LOCKED", message);
-    expectCode(() => new NodeFsStorage(dir).lock("LOCK"), "LOCKED", message);
+  it("readSmall reads at most max bytes and the age of the file; missing: ENOENT", () => {
+    writeFileSync(join(dir, "LOCK"), "0123456789");
+    const old = new Date(Date.now() - 10_000);
+    utimesSync(join(dir, "LOCK"), old, old);
+    const small = primitives().readSmall("LOCK", 4);
+    expect(new TextDecoder().decode(small.bytes)).toBe("0123");
+    expect(small.ageMs).toBeGreaterThanOrEqual(9_000);
+    expect(small.ageMs).toBeLessThan(60_000);
+    expect(new TextDecoder().decode(primitives().readSmall("LOCK", 4096).bytes)).toBe("0123456789");
+    const future = new Date(Date.now() + 60_000);
+    utimesSync(join(dir, "LOCK"), future, future);
+    expect(primitives().readSmall("LOCK", 4096).ageMs).toBeLessThan(0);
+    expectCode(() => primitives().readSmall("missing", 4), "ENOENT", '"missing"');
   });
 
-  it.runIf(linux)("a lock of a running process is LOCKED and names its pid", () => {
-    const child = sleeper();
-    writeFileSync(lockPath(), lockText(child.pid, startOf(child.pid)));
-    const error = expectCode(() => storage.lock("LOCK"), "LOCKED", `by pid ${child.pid};`);
-    expect(error.message).toContain("close the other handle or process");
-    // Without a recorded start time, a live pid is trusted too.
-    writeFileSync(lockPath(), lockText(child.pid, 0));
-    expectCode(() => storage.lock("LOCK"), "LOCKED", `pid ${child.pid}`);
+  it("removeIfUnchanged removes only a file whose first limit bytes are exactly the bytes given", () => {
+    const text = encoder.encode("shaledb-lock 1\npid 1\nstart 0\n");
+    writeFileSync(join(dir, "LOCK"), text);
+    expect(primitives().removeIfUnchanged("LOCK", text.subarray(0, 5), 4096)).toBe(false);
+    expect(primitives().removeIfUnchanged("LOCK", encoder.encode("other"), 4096)).toBe(false);
+    expect(existsSync(join(dir, "LOCK"))).toBe(true);
+    // Compared on its first `limit` bytes only (a file too long to be a lock is judged so).
+    expect(primitives().removeIfUnchanged("LOCK", text.subarray(0, 5), 5)).toBe(true);
+    expect(existsSync(join(dir, "LOCK"))).toBe(false);
+    expect(primitives().removeIfUnchanged("LOCK", text, 4096)).toBe(false);
+    writeFileSync(join(dir, "LOCK"), text);
+    expect(primitives().removeIfUnchanged("LOCK", text, 4096)).toBe(true);
   });
 
-  it.runIf(linux)("a lock of a killed process, or of a reused pid, is taken over", async () => {
-    const child = sleeper();
-    writeFileSync(lockPath(), lockText(child.pid, startOf(child.pid)));
+  it("a lock file held is released by releaseAll only while it holds our bytes, and forgotten once released by the core", () => {
+    const mine = hold("LOCK", "mine");
+    writeFileSync(join(dir, "LOCK"), "taken over by another process");
+    storage.releaseAll();
+    expect(readFileSync(join(dir, "LOCK"), "utf8")).toBe("taken over by another process");
+
+    rmSync(join(dir, "LOCK"));
+    hold("LOCK", "mine");
+    expect(primitives().removeIfUnchanged("LOCK", mine, 4096)).toBe(true);
+    // Released by the core, then written again by someone else with the same bytes: no longer
+    // ours to remove.
+    writeFileSync(join(dir, "LOCK"), "mine");
+    storage.releaseAll();
+    expect(readFileSync(join(dir, "LOCK"), "utf8")).toBe("mine");
+  });
+
+  it("keeps a copy of the bytes it is told about (they are a view into WebAssembly memory)", () => {
+    const view = encoder.encode("mine");
+    storage.close(fileWith("LOCK", "mine"));
+    primitives().lockHeld("LOCK", view);
+    view.fill(0);
+    storage.releaseAll();
+    expect(existsSync(join(dir, "LOCK"))).toBe(false);
+  });
+
+  it("releases the lock files held when the process exits, if still ours", () => {
+    // The built module (the child cannot load TypeScript); `npm test` builds it first.
+    const source = fileURLToPath(new URL("../dist/node-storage.js", import.meta.url));
+    const script = `
+      const { NodeFsStorage } = await import(${JSON.stringify(source)});
+      const { writeFileSync } = await import("node:fs");
+      const storage = new NodeFsStorage(process.argv[1]);
+      const held = (name, text) => {
+        writeFileSync(process.argv[1] + "/" + name, text);
+        storage.lockPrimitives.lockHeld(name, new TextEncoder().encode(text));
+      };
+      held("LOCK", "mine");
+      held("OTHER", "mine");
+      writeFileSync(process.argv[1] + "/OTHER", "taken over");
+      held("GONE", "mine");
+      storage.lockPrimitives.removeIfUnchanged("GONE", new TextEncoder().encode("mine"), 4096);
+      writeFileSync(process.argv[1] + "/GONE", "mine");
+    `;
+    const result = spawnSync(
+      process.execPath,
+      ["--input-type=module", "-e", script, dir],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(storage.list().sort()).toEqual(["GONE", "OTHER"]);
+    expect(readFileSync(join(dir, "OTHER"), "utf8")).toBe("taken over");
+  });
+
+  it("processId is this process's pid", () => {
+    expect(primitives().processId()).toBe(process.pid);
+  });
+
+  it.runIf(linux)("processStat reads /proc: this process, another, and null for a process that is gone", async () => {
+    const self = primitives().processStat(undefined);
+    expect(self).toMatch(new RegExp(`^${process.pid} \\(`));
+    expect(self?.slice(self.lastIndexOf(")") + 2).split(" ")[19]).toBe(startOf("self"));
+    const child = spawn("sleep", ["60"], { stdio: "ignore" });
+    children.push(child);
+    const pid = child.pid ?? 0;
+    expect(primitives().processStat(pid)).toMatch(new RegExp(`^${pid} \\(sleep\\) `));
     child.kill("SIGKILL");
     await once(child, "exit");
-    storage.lock("LOCK");
-    expect(readFileSync(lockPath(), "utf8")).toBe(ownerText(currentOwner()));
-    storage.releaseAll();
-
-    const live = sleeper();
-    const otherStart = BigInt(startOf(live.pid)) + 1n;
-    writeFileSync(lockPath(), lockText(live.pid, otherStart.toString()));
-    storage.lock("LOCK");
-    expect(readFileSync(lockPath(), "utf8")).toBe(ownerText(currentOwner()));
+    expect(primitives().processStat(pid)).toBeNull();
   });
 
-  it.runIf(linux)("a lock of a zombie process is taken over", async () => {
-    // `sleep 0` exits at once, and its parent (exec'd into `sleep 60`) never reaps it.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 60"], {
-      stdio: ["ignore", "pipe", "ignore"],
+  // Regression: the status line was decoded as strict UTF-8, so a process whose command name
+  // is not UTF-8 had an unreadable status and counted as alive whatever its state.
+  it.runIf(linux)("processStat reads the status of a process whose command name is not UTF-8", async () => {
+    const sleep = ["/bin/sleep", "/usr/bin/sleep"].find((path) => existsSync(path)) ?? "sleep";
+    const link = Buffer.concat([Buffer.from(`${dir}/sl`), Buffer.from([0xff]), Buffer.from("eep")]);
+    symlinkSync(sleep, link);
+    // Node passes strings as UTF-8: the shell makes the byte 0xff itself.
+    const child = spawn("sh", ["-c", 'exec "$(printf "%s/sl\\377eep" "$1")" 60', "sh", dir], {
+      stdio: "ignore",
     });
-    children.push(parent);
-    const [chunk] = (await once(parent.stdout ?? parent, "data")) as [Buffer];
-    const zombie = Number(chunk.toString().trim());
-    let state: string | undefined;
-    for (let i = 0; i < 200 && state !== "Z"; i++) {
-      state = parseStat(readFileSync(`/proc/${zombie}/stat`, "utf8"))?.state;
-      if (state !== "Z") {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+    children.push(child);
+    for (let i = 0; i < 200 && !(primitives().processStat(child.pid) ?? "").includes("(sl"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(state).toBe("Z");
-    writeFileSync(lockPath(), lockText(zombie, startOf(zombie)));
-    storage.lock("LOCK");
-    expect(readFileSync(lockPath(), "utf8")).toBe(ownerText(currentOwner()));
+    const stat = primitives().processStat(child.pid);
+    expect(stat).toContain("(sl\ufffdeep)");
   });
 
-  it("a garbled lock file is LOCKED while young and taken over once 5 s old", () => {
-    writeFileSync(lockPath(), "shaledb-lock 1\npi");
-    const young = new Date(Date.now() - 1_000);
-    utimesSync(lockPath(), young, young);
-    expectCode(() => storage.lock("LOCK"), "LOCKED", "writing the lock file right now");
-    const future = new Date(Date.now() + 60_000);
-    utimesSync(lockPath(), future, future);
-    expectCode(() => storage.lock("LOCK"), "LOCKED", "writing the lock file right now");
-    const old = new Date(Date.now() - 6_000);
-    utimesSync(lockPath(), old, old);
-    storage.lock("LOCK");
-    expect(readFileSync(lockPath(), "utf8")).toBe(ownerText(currentOwner()));
-  });
-
-  it("unlock and releaseAll leave alone a lock file that someone else took over", () => {
-    const other = lockText(1, 42);
-    const id = storage.lock("LOCK");
-    writeFileSync(lockPath(), other);
-    storage.unlock(id);
-    expect(readFileSync(lockPath(), "utf8")).toBe(other);
-    rmSync(lockPath());
-    storage.lock("LOCK");
-    writeFileSync(lockPath(), other);
-    storage.releaseAll();
-    expect(readFileSync(lockPath(), "utf8")).toBe(other);
-  });
-
-  it("where liveness cannot be checked, a lock counts as held; the message says what to do", () => {
-    currentOwner(); // our own start time, read while the platform is still the real one
+  it("processStat is undefined where the platform has no /proc", () => {
     const platform = Object.getOwnPropertyDescriptor(process, "platform");
     Object.defineProperty(process, "platform", { value: "darwin", configurable: true });
     try {
-      writeFileSync(lockPath(), lockText(0x7fff_fff0, 0));
-      const error = expectCode(() => storage.lock("LOCK"), "LOCKED", "pid 2147483632");
-      expect(error.message).toContain("cannot be checked on this platform");
-      expect(error.message).toContain(`remove ${lockPath()}`);
+      expect(primitives().processStat(undefined)).toBeUndefined();
+      expect(primitives().processStat(1)).toBeUndefined();
     } finally {
       if (platform !== undefined) {
         Object.defineProperty(process, "platform", platform);
@@ -365,130 +408,7 @@ describe("lock file", () => {
     }
   });
 
-  it("parses lock files as the Rust parser does", () => {
-    const bytes = (text: string): Uint8Array => encoder.encode(text);
-    expect(parseOwner(bytes(lockText(4242, 987654)))).toEqual({ pid: 4242, start: 987654n });
-    expect(parseOwner(bytes("shaledb-lock 2\nhost x\npid 7\n"))).toEqual({ pid: 7, start: 0n });
-    expect(parseOwner(bytes("shaledb-lock 1\r\npid +7 \r\nstart 18446744073709551615"))).toEqual({
-      pid: 7,
-      start: 18446744073709551615n,
-    });
-    for (const bad of [
-      "",
-      "shaledb-lock 1\n",
-      "shaledb-lock 1\npid\n",
-      "shaledb-lock 1\npid x\n",
-      "hello\npid 1\n",
-      "shaledb-lock 1\npid 1\nstart -3\n",
-      "shaledb-lock 1\npid 4294967296\n",
-      "shaledb-lock 1\npid 1\nstart 18446744073709551616\n",
-      "\ufeffshaledb-lock 1\npid 1\n",
-    ]) {
-      expect(parseOwner(bytes(bad)), JSON.stringify(bad)).toBeUndefined();
-    }
-    expect(parseOwner(Uint8Array.of(0xff, 0xfe))).toBeUndefined();
-  });
-
-  it("parses /proc stat lines counting fields after the last parenthesis", () => {
-    const stat =
-      "123 (a) b (c)) S 1 123 123 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 55555 1000 200";
-    expect(parseStat(stat)).toEqual({ state: "S", start: 55555n });
-    expect(parseStat("garbage")).toBeUndefined();
-    expect(parseStat("1 (x) S 1 2")).toBeUndefined();
-  });
-});
-
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-let lockHolder = "";
-
-/** Builds examples/rust's lock_holder and returns the path of its executable. */
-function buildLockHolder(): string {
-  const output = execFileSync(
-    "cargo",
-    ["build", "-q", "-p", "shaledb-examples", "--bin", "lock_holder", "--message-format=json"],
-    { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 },
-  );
-  for (const line of output.split("\n")) {
-    if (line.includes('"compiler-artifact"') && line.includes('"lock_holder"')) {
-      const message = JSON.parse(line) as { executable?: string | null };
-      if (typeof message.executable === "string") {
-        return message.executable;
-      }
-    }
-  }
-  throw new Error("cargo did not report the lock_holder executable");
-}
-
-interface Holder {
-  readonly child: ChildProcessWithoutNullStreams & { pid: number };
-  /** The first line it printed: `locked`, or an error code. */
-  readonly line: string;
-}
-
-/** Starts lock_holder on `dir` and waits for its first line of output. */
-async function startHolder(): Promise<Holder> {
-  const child = spawn(lockHolder, [dir]);
-  children.push(child);
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const end = out.indexOf("\n");
-      if (end >= 0) {
-        resolve(out.slice(0, end));
-      }
-    });
-    child.on("error", reject);
-    child.on("close", () => reject(new Error(`lock_holder printed no line: ${out}${err}`)));
-  });
-  if (child.pid === undefined) {
-    throw new Error("lock_holder has no pid");
-  }
-  return { child: child as ChildProcessWithoutNullStreams & { pid: number }, line };
-}
-
-async function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
-    await once(child, "exit");
-  }
-}
-
-describe("lock shared with native ShaleDB", () => {
-  beforeAll(() => {
-    lockHolder = buildLockHolder();
-  }, 300_000);
-
-  it("native ShaleDB sees a lock held by Node as LOCKED", async () => {
-    storage.lock("LOCK");
-    const { child, line } = await startHolder();
-    expect(line).toBe("LOCKED");
-    await exited(child);
-    expect(child.exitCode).toBe(1);
-  });
-
-  it("Node sees a lock held by native ShaleDB as LOCKED, and takes it once released", async () => {
-    const { child, line } = await startHolder();
-    expect(line).toBe("locked");
-    const start = linux ? startOf(child.pid) : "0";
-    expect(readFileSync(lockPath(), "utf8")).toBe(lockText(child.pid, start));
-    expectCode(() => storage.lock("LOCK"), "LOCKED", `pid ${child.pid}`);
-    child.stdin.end();
-    await exited(child);
-    expect(child.exitCode).toBe(0);
-    expect(existsSync(lockPath())).toBe(false);
-    storage.lock("LOCK");
-  });
-
-  it.runIf(linux)("Node takes over the lock of a killed native process", async () => {
-    const { child, line } = await startHolder();
-    expect(line).toBe("locked");
-    const start = startOf(child.pid);
-    child.kill("SIGKILL");
-    await exited(child);
-    expect(readFileSync(lockPath(), "utf8")).toBe(lockText(child.pid, start));
-    storage.lock("LOCK");
-    expect(readFileSync(lockPath(), "utf8")).toBe(ownerText(currentOwner()));
+  it("path is the full path of a name, for messages", () => {
+    expect(primitives().path("LOCK")).toBe(join(dir, "LOCK"));
   });
 });

@@ -7,6 +7,10 @@
 //! in-memory databases), `faulty::FaultyStorage` (feature `testing`) (a wrapper that injects torn writes, failed
 //! syncs and crashes), and, in the `shaledb-wasm` crate, one backed by a JavaScript object.
 //!
+//! A storage on a file system shared with other processes implements [`Storage::lock`] with
+//! the lock-file protocol of [`lock_file`], run over its [`lock_primitives::LockPrimitives`]
+//! (`std_fs` natively, Node.js through the bindings); the others exclude in their own way.
+//!
 //! Durability contract, shared by all implementations:
 //! - After `write_at` returns, the bytes are visible to every later read through any handle and
 //!   survive the process being killed (they have reached the OS or the browser's storage).
@@ -15,7 +19,8 @@
 
 #[cfg(any(test, feature = "testing"))]
 pub mod faulty;
-mod lock_file;
+pub mod lock_file;
+pub mod lock_primitives;
 pub mod memory;
 pub mod std_fs;
 

@@ -13,14 +13,17 @@
 //!
 //! # Locking
 //!
-//! [`Storage::lock`] follows the lock-file protocol of `storage/lock_file.rs` (docs/FORMAT.md, "LOCK file"), shared with the
-//! Node.js backend.
+//! [`Storage::lock`] runs the lock-file protocol of [`super::lock_file`] (the same code Node.js
+//! runs, through the WebAssembly bindings) over this storage's [`LockPrimitives`]: `link(2)`,
+//! file reads with the modification time, and `/proc` for processes (Linux; elsewhere the
+//! liveness of another process is unknown).
 
 use std::fs::{self, File, OpenOptions};
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::storage::lock_primitives::{LockPrimitives, ProcessStat, SmallFile};
 use crate::storage::{FileHandle, OpenMode, Storage, StorageFile, StorageLock};
 use crate::{Error, Result};
 
@@ -148,8 +151,116 @@ impl Storage for StdFsStorage {
     }
 
     fn lock(&self, name: &str) -> Result<Box<dyn StorageLock>> {
-        super::lock_file::acquire(self.path(name)?, name)
+        check_name(name)?;
+        super::lock_file::acquire(self, name)
     }
+}
+
+impl LockPrimitives for StdFsStorage {
+    fn hard_link(&self, existing: &str, name: &str) -> Result<()> {
+        let from = self.path(existing)?;
+        let to = self.path(name)?;
+        fs::hard_link(from, to).map_err(|e| map_err("link", name, e))
+    }
+
+    fn read_small(&self, name: &str, max: usize) -> Result<SmallFile> {
+        let path = self.path(name)?;
+        let file = File::open(path).map_err(|e| map_err("open", name, e))?;
+        let age = file
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(age_of);
+        let mut bytes = Vec::new();
+        file.take(max as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io("read", name, e))?;
+        Ok(SmallFile { bytes, age })
+    }
+
+    #[cfg(any(unix, windows))]
+    fn process_id(&self) -> Result<u32> {
+        Ok(std::process::id())
+    }
+
+    /// Targets without processes (wasm32): `std::process::id` would panic there.
+    #[cfg(not(any(unix, windows)))]
+    fn process_id(&self) -> Result<u32> {
+        Err(Error::io(
+            "lock",
+            "",
+            io::Error::new(
+                io::ErrorKind::Unsupported,
+                "no process ids on this platform",
+            ),
+        ))
+    }
+
+    fn process_stat(&self, pid: Option<u32>) -> ProcessStat {
+        process_stat(pid)
+    }
+
+    fn random_u64(&self) -> u64 {
+        random_u64()
+    }
+
+    fn display_name(&self, name: &str) -> String {
+        self.root.join(name).display().to_string()
+    }
+}
+
+/// Time since `modified`; `None` if it is in the future.
+#[cfg(any(unix, windows))]
+fn age_of(modified: std::time::SystemTime) -> Option<std::time::Duration> {
+    std::time::SystemTime::now().duration_since(modified).ok()
+}
+
+/// No clock here (`SystemTime::now` would panic on wasm32); no file either, in fact.
+#[cfg(not(any(unix, windows)))]
+fn age_of(_modified: std::time::SystemTime) -> Option<std::time::Duration> {
+    None
+}
+
+/// `/proc/<pid>/stat`, or `/proc/self/stat`. Read as bytes: a command name that is not UTF-8
+/// is replaced, the fields after it are ASCII.
+#[cfg(target_os = "linux")]
+fn process_stat(pid: Option<u32>) -> ProcessStat {
+    if !Path::new("/proc/self/stat").exists() {
+        return ProcessStat::Unsupported;
+    }
+    let path = match pid {
+        Some(pid) => format!("/proc/{pid}/stat"),
+        None => "/proc/self/stat".to_owned(),
+    };
+    match fs::read(path) {
+        Ok(bytes) => ProcessStat::Text(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => ProcessStat::NoProcess,
+        Err(_) => ProcessStat::Unreadable,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_stat(_pid: Option<u32>) -> ProcessStat {
+    ProcessStat::Unsupported
+}
+
+/// 64 random bits: std's per-process random hash keys, mixed with a counter (and the clock,
+/// where there is one).
+fn random_u64() -> u64 {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    #[cfg(any(unix, windows))]
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    hasher.finish()
 }
 
 /// An open file on disk.
