@@ -24,6 +24,9 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) 
 
 const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+// A figure: the value, and for a median of repeated runs its range (bench/common/median.mjs).
+const cell = (r) =>
+  !r ? "" : r.spread ? `${fmt(r.value)} (${fmt(r.spread[0])}–${fmt(r.spread[1])})` : fmt(r.value);
 
 // `cap`: the axis ends there; longer bars are cut at it (their label still gives the ratio).
 function chart(suite, rows, cap = Infinity) {
@@ -80,7 +83,7 @@ for (const [suite, map] of [...suites].sort()) {
       ratios.push({ case: `${c} vs ${e} (${metric})`, ratio, peer: e });
     }
     const ratioText = ratioTexts.join(", ");
-    out.push(`| ${c} | ${metric} | ${engines.map((e) => (get(e) ? fmt(get(e).value) : "")).join(" | ")} | ${ratioText} |`);
+    out.push(`| ${c} | ${metric} | ${engines.map((e) => cell(get(e))).join(" | ")} | ${ratioText} |`);
   }
   out.push("");
   if (ratios.length) {

@@ -62,8 +62,9 @@ fn kept_if_below(len: usize, divisor: u32) -> usize {
     }
 }
 
-/// Records at least this large skip the buffer when they do not fit in it.
-const WRITE_THROUGH_MIN: usize = 64 * 1024;
+/// Records at least this large skip the buffer: written from the caller's bytes, they cost the
+/// kernel's copy only, from memory the caller just touched.
+const WRITE_THROUGH_MIN: usize = 256 * 1024;
 
 /// Appends records to one file. Records are buffered; [`Writer::flush`] hands them to the
 /// storage (the OS), [`Writer::sync`] makes them durable. Dropping a writer without `flush`
@@ -296,10 +297,11 @@ impl Writer {
     /// larger than the buffer, written through (no copy).
     fn append_parts(&mut self, parts: &[&[u8]]) -> Result<()> {
         let total: usize = parts.iter().map(|p| p.len()).sum();
-        if self.buf.len() + total > self.buffer_size && !self.buf.is_empty() {
+        let through = total >= WRITE_THROUGH_MIN;
+        if (through || self.buf.len() + total > self.buffer_size) && !self.buf.is_empty() {
             self.flush()?;
         }
-        if total > self.buffer_size && total >= WRITE_THROUGH_MIN {
+        if through {
             // Large record: write through, no copy of the payload.
             let mut at = self.flushed;
             for part in parts {
