@@ -444,3 +444,25 @@ fn compact_range_leaves_no_obsolete_table_file_behind() {
         .count();
     assert_eq!(on_disk, live);
 }
+
+#[test]
+fn an_owned_batch_is_written_like_a_borrowed_one_and_refused_by_another_database() {
+    let db = Db::open_in_memory(Options::default()).unwrap();
+    let events = db.keyspace("events").unwrap();
+    let mut batch = Batch::new();
+    batch
+        .put(&db.default_keyspace(), b"a", b"1")
+        .unwrap()
+        .put(&events, b"e", b"2")
+        .unwrap();
+    db.write_owned(batch, WriteOptions::default()).unwrap();
+    assert_eq!(db.get(b"a").unwrap(), Some(b"1".to_vec()));
+    assert_eq!(events.get(b"e").unwrap(), Some(b"2".to_vec()));
+    let other = Db::open_in_memory(Options::default()).unwrap();
+    let mut foreign = Batch::new();
+    foreign.put(&events, b"x", b"y").unwrap();
+    let e = other
+        .write_owned(foreign, WriteOptions::default())
+        .unwrap_err();
+    assert_eq!(e.code(), "INVALID_ARGUMENT");
+}

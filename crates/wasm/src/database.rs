@@ -190,7 +190,7 @@ const OP_DELETE_RANGE: u8 = 2;
 pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     js_result(with_db(db, |entry| {
         let batch = decode_batch(entry, ops)?;
-        entry.db.write(&batch, WriteOptions { sync })?;
+        entry.db.write_owned(batch, WriteOptions { sync })?;
         entry.after_write(ops.len());
         Ok(())
     }))

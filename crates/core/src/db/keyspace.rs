@@ -205,16 +205,23 @@ impl Batch {
 
     /// The encoded batch, for committing to `db` (which must be the batch's database).
     pub(crate) fn encoded_for(&self, db: &Arc<DbInner>) -> Result<WriteBatch> {
+        self.check_database(db)?;
+        Ok(self.inner.clone())
+    }
+
+    /// The encoded batch, moved out (no copy), for `db`.
+    pub(crate) fn take(mut self, db: &Arc<DbInner>) -> Result<WriteBatch> {
+        self.check_database(db)?;
+        Ok(std::mem::take(&mut self.inner))
+    }
+
+    /// `InvalidArgument` if the batch holds writes to a keyspace of another database.
+    fn check_database(&self, db: &Arc<DbInner>) -> Result<()> {
         match &self.db {
             Some(own) if !Arc::ptr_eq(own, db) => Err(Error::InvalidArgument(
                 "the batch holds writes to another database".into(),
             )),
-            _ => Ok(self.inner.clone()),
+            _ => Ok(()),
         }
-    }
-
-    fn take(mut self, db: &Arc<DbInner>) -> Result<WriteBatch> {
-        self.encoded_for(db)?;
-        Ok(std::mem::take(&mut self.inner))
     }
 }

@@ -173,9 +173,17 @@ impl Db {
         self.default.iter(options)
     }
 
-    /// Applies `batch` atomically (all its writes or, after a crash, none).
+    /// Applies `batch` atomically (all its writes or, after a crash, none). The batch stays
+    /// the caller's (its bytes are copied); [`Db::write_owned`] avoids the copy.
     pub fn write(&self, batch: &Batch, options: WriteOptions) -> Result<()> {
         let encoded = batch.encoded_for(&self.inner)?;
+        self.inner.write(encoded, options.sync).map(|_| ())
+    }
+
+    /// [`Db::write`] of a batch the caller gives up: its encoding goes to the log as it is,
+    /// without a copy.
+    pub fn write_owned(&self, batch: Batch, options: WriteOptions) -> Result<()> {
+        let encoded = batch.take(&self.inner)?;
         self.inner.write(encoded, options.sync).map(|_| ())
     }
 
