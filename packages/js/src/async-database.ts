@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { SyncDatabaseImpl } from "./sync-database.js";
-import { settle } from "./settle.js";
-import { runTransaction } from "./transact.js";
-import type { StoreImpl } from "./store.js";
+import type { SyncDatabaseImpl } from "./engine/sync-database.js";
+import { settle } from "./api/settle.js";
+import { runTransaction } from "./api/transact.js";
+import type { StoreImpl } from "./engine/store.js";
 import type {
   AsyncEntryIterator,
   Batch,

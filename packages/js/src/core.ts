@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { recordioArguments } from "./arguments.js";
-import { call as callWasm, wasm } from "./engine.js";
+import { recordioArguments } from "./arguments/checks.js";
+import { call as callWasm, wasm } from "./engine/instance.js";
 import { ShaleError } from "./errors.js";
 
 export { ShaleError, type ShaleErrorCode } from "./errors.js";

@@ -9,10 +9,10 @@ import { resolve } from "node:path";
 
 import { initSync } from "../wasm/shaledb_wasm.js";
 import { AsyncDatabase } from "./async-database.js";
-import { ensureLoadedSync, markReady, needsLoad, setSyncLoader } from "./engine.js";
-import { NodeFsStorage } from "./node-storage.js";
-import { setMemory } from "./scratch.js";
-import { openDatabaseSync, type Environment } from "./sync-database.js";
+import { ensureLoadedSync, markReady, needsLoad, setSyncLoader } from "./engine/instance.js";
+import { NodeFsStorage } from "./node/node-storage.js";
+import { setMemory } from "./engine/scratch.js";
+import { openDatabaseSync, type Environment } from "./engine/sync-database.js";
 import type {
   Database,
   KeyEncoding,

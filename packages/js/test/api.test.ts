@@ -1244,7 +1244,7 @@ describe("close", () => {
   });
 
   // Regression (fixed): an iterator that already fetched a batch keeps yielding buffered entries after its
-  // database was closed (packages/js/src/iterator.ts only calls into the engine when its buffer
+  // database was closed (packages/js/src/engine/iterator.ts only calls into the engine when its buffer
   // is empty), instead of failing with CLOSED like every other handle.
   it("an iterator part-way through a batch is CLOSED once its database is closed", () => {
     const db = openSync(freshPath("closed-mid-batch"));

@@ -4,15 +4,12 @@
 import { describe, expect, it } from "vitest";
 
 import { ShaleError } from "../src/errors.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../src/packed-ops.js";
-import {
-  checkUserKeyspaceName,
-  decodeAppliedRecord,
-  encodeAppliedRecord,
-} from "../src/browser/applied-writes.js";
-import { ClientKeyspaces } from "../src/browser/client-keyspaces.js";
-import { PageKeyspaces } from "../src/browser/page-keyspaces.js";
-import { MARKER_SIZE, decodeMarker, markerWrite, markerWrites } from "../src/browser/pool-marker.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../src/encoding/packed-ops.js";
+import { checkUserKeyspaceName } from "../src/arguments/keyspace-options.js";
+import { decodeAppliedRecord, encodeAppliedRecord } from "../src/server/applied-writes.js";
+import { ClientKeyspaces } from "../src/server/client-keyspaces.js";
+import { PageKeyspaces } from "../src/transport/keyspace-numbers.js";
+import { MARKER_SIZE, decodeMarker, markerWrite, markerWrites } from "../src/browser/opfs/pool-marker.js";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 

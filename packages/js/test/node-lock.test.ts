@@ -3,7 +3,7 @@
 // create-then-write, a live lock whose owner stalled between the two could be judged garbled,
 // hence stale, and broken). Temporary files left behind block nothing; without hard links the
 // protocol falls back to create-then-write. And the protocol's text is one text, byte for byte,
-// in crates/core/src/storage/lock_file.rs, src/node-lock.ts and docs/FORMAT.md.
+// in crates/core/src/storage/lock_file.rs, src/node/node-lock.ts and docs/FORMAT.md.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +20,7 @@ import {
   currentOwner,
   ownerText,
   type LinkFn,
-} from "../src/node-lock.js";
+} from "../src/node/node-lock.js";
 
 let dir: string;
 
@@ -193,7 +193,7 @@ describe("one protocol", () => {
   it("is stated byte for byte the same in lock_file.rs, node-lock.ts and docs/FORMAT.md", () => {
     const read = (path: string): string => readFileSync(join(repoRoot, path), "utf8");
     const rust = commentLines(read("crates/core/src/storage/lock_file.rs"), /^\/\/! ?/);
-    const node = read("packages/js/src/node-lock.ts");
+    const node = read("packages/js/src/node/node-lock.ts");
     const nodeHeader = node.slice(0, node.indexOf("*/"));
     const ts = commentLines(nodeHeader, /^ \* ?/);
     const format = read("docs/FORMAT.md");

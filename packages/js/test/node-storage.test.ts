@@ -20,9 +20,9 @@ import { fileURLToPath } from "node:url";
 
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
-import { currentOwner, ownerText, parseOwner, parseStat } from "../src/node-lock.js";
-import { NodeFsStorage } from "../src/node-storage.js";
-import { OpenMode } from "../src/storage-host.js";
+import { currentOwner, ownerText, parseOwner, parseStat } from "../src/node/node-lock.js";
+import { NodeFsStorage } from "../src/node/node-storage.js";
+import { OpenMode } from "../src/engine/storage-host.js";
 
 const linux = process.platform === "linux";
 const encoder = new TextEncoder();

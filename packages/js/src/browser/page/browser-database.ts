@@ -1,0 +1,28 @@
+/**
+ * The Promise API in browsers: the one of `../../api/`, plus export, and stats with the
+ * browser's figures.
+ *
+ * @module
+ */
+import { PromiseDatabase } from "../../api/database.js";
+import type { Database } from "../../types.js";
+import type { BrowserStats } from "../messages.js";
+
+/** Database handles in browsers: the shared Promise API, plus export. */
+export interface BrowserDatabase<K, V> extends Database<K, V> {
+  /** A plain tar archive of the database directory, for download (`importDatabase` reads it). */
+  export(): Promise<Blob>;
+  /** Sizes and counts, plus whether storage is persistent and the OPFS slot pool's size. */
+  stats(): Promise<BrowserStats>;
+}
+
+export class BrowserDatabaseImpl extends PromiseDatabase implements BrowserDatabase<unknown, unknown> {
+  export(): Promise<Blob> {
+    return this.transport.request("export", []);
+  }
+
+  override stats(): Promise<BrowserStats> {
+    // The owner's stats are its engine's plus the browser's figures.
+    return super.stats() as Promise<BrowserStats>;
+  }
+}
