@@ -20,7 +20,9 @@ import { firstMessage, spawnWorker } from "./browser/page/spawn-worker.js";
 import { fromWire } from "./transport/wire-error.js";
 import type { KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "./types.js";
 
-export * from "./core.js";
+export { version } from "./engine/module-functions.js";
+export { ShaleError, type ShaleErrorCode } from "./errors.js";
+export type * from "./types.js";
 export type { BrowserDatabase } from "./browser/page/browser-database.js";
 export type { BrowserStats } from "./browser/messages.js";
 

@@ -4,15 +4,13 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-
-import { initSync } from "../wasm/shaledb_wasm.js";
-import { AsyncDatabase } from "./async-database.js";
-import { ensureLoadedSync, markReady, needsLoad, setSyncLoader } from "./engine/instance.js";
-import { NodeFsStorage } from "./node/node-storage.js";
-import { setMemory } from "./engine/scratch.js";
-import { openDatabaseSync, type Environment } from "./engine/sync-database.js";
+import { PromiseDatabase } from "./api/database.js";
+import { checkOpenOptions } from "./arguments/open-options.js";
+import { openDatabaseSync } from "./engine/sync-database.js";
+import { nodeEnvironment } from "./node/environment.js";
+import { InThreadTransport } from "./node/in-thread-transport.js";
+import { useNodeLoader } from "./node/load-wasm.js";
+import { openNodeServer } from "./node/node-server.js";
 import type {
   Database,
   KeyEncoding,
@@ -23,39 +21,12 @@ import type {
   ValueOf,
 } from "./types.js";
 
-export * from "./core.js";
+export { version } from "./engine/module-functions.js";
+export { ShaleError, type ShaleErrorCode } from "./errors.js";
+export { init } from "./node/load-wasm.js";
+export type * from "./types.js";
 
-let wasmBytes: Buffer | undefined;
-
-/** Instantiates the module from the package's own `.wasm` (fresh after a panic). */
-function loadSync(): void {
-  wasmBytes ??= readFileSync(new URL("../wasm/shaledb_wasm_bg.wasm", import.meta.url));
-  const instance = initSync({ module: wasmBytes });
-  setMemory(instance.memory);
-  markReady();
-}
-
-setSyncLoader(loadSync);
-
-/**
- * Loads the WebAssembly module. In Node this finishes synchronously (the returned promise is
- * already settled); `open` and `openSync` call it themselves.
- */
-export function init(): Promise<void> {
-  try {
-    if (needsLoad()) {
-      ensureLoadedSync();
-    }
-    return Promise.resolve();
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
-}
-
-const nodeEnvironment: Environment = {
-  resolve: (location) => resolve(location),
-  storage: (location, create) => new NodeFsStorage(location, { create }),
-};
+useNodeLoader();
 
 /**
  * Opens (creating it unless `createIfMissing: false`) the database in directory `location`, with
@@ -83,7 +54,9 @@ export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding =
   options?: OpenOptions<KE, VE>,
 ): Promise<Database<KeyOf<KE>, ValueOf<VE>>> {
   try {
-    const db = new AsyncDatabase(openDatabaseSync(nodeEnvironment, location, options));
+    const checked = checkOpenOptions(options);
+    const transport = new InThreadTransport(openNodeServer(location, options));
+    const db = new PromiseDatabase(transport, checked.keys, checked.values);
     return Promise.resolve(db as unknown as Database<KeyOf<KE>, ValueOf<VE>>);
   } catch (error) {
     return Promise.reject(error as Error);

@@ -10,7 +10,6 @@ import {
   ShaleError,
   open,
   openSync,
-  recordioRoundTrip,
   type Database,
   type Keyspace,
   type KeyspaceRef,
@@ -18,6 +17,7 @@ import {
   type SyncDatabase,
   type SyncKeyspace,
 } from "shaledb";
+import { recordioRoundTrip } from "shaledb/testing";
 
 import {
   bytes,

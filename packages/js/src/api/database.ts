@@ -9,7 +9,7 @@ import { checkUserKeyspaceName, keyspaceCodecs } from "../arguments/keyspace-opt
 import type { Codec } from "../encoding/codec.js";
 import { ownBytes } from "../encoding/own-bytes.js";
 import { packOperations } from "../encoding/packed-ops.js";
-import { closedError, type ShaleErrorCode } from "../errors.js";
+import { closedError } from "../errors.js";
 import type { Transport } from "../transport/transport.js";
 import type {
   Batch,
@@ -135,24 +135,6 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
 
   close(): Promise<void> {
     return this.transport.close();
-  }
-
-  /** Panics inside the server's WebAssembly module. For tests of the panic path only. @internal */
-  debugPanic(message: string): Promise<void> {
-    return this.transport.request("debugPanic", [message]);
-  }
-
-  /**
-   * Tests only: the server carries out this client's next message of requests without sending
-   * the replies (as if its tab went away right after committing). @internal
-   */
-  debugLoseReplies(): Promise<void> {
-    return this.transport.request("debugLoseReplies", []);
-  }
-
-  /** Tests only: the server's next merged write fails with `code`. @internal */
-  debugFailMergedWrite(code: ShaleErrorCode): Promise<void> {
-    return this.transport.request("debugFailMergedWrite", [code]);
   }
 
   [Symbol.asyncDispose](): Promise<void> {

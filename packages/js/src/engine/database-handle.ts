@@ -13,26 +13,8 @@ import {
   wasm,
 } from "./instance.js";
 import { closedError } from "../errors.js";
+import { MaintenanceScheduler } from "./maintenance.js";
 import type { StorageHost } from "./storage-host.js";
-
-/** How much table data one idle-time maintenance step may merge. */
-const STEP_BUDGET = 512 << 10;
-/** How long one idle-time maintenance turn may keep the event loop (milliseconds). */
-const TURN_MS = 4;
-
-/**
- * Runs `task` once the event loop is free. In Node a (ref'd) `setImmediate`: an unref'd one
- * would not wake a loop blocked waiting for I/O or timers, so maintenance would stall; the
- * process stays alive only until the pending work is done (or the database is closed).
- */
-const schedule: (task: () => void) => void =
-  typeof setImmediate === "function"
-    ? (task) => {
-        setImmediate(task);
-      }
-    : (task) => {
-        setTimeout(task, 0);
-      };
 
 /** Kinds of resources released when their database closes. */
 export type ResourceKind = "iterator" | "snapshot" | "transaction";
@@ -56,7 +38,8 @@ const abandoned = new FinalizationRegistry<{ db: DatabaseHandle; kind: ResourceK
 export class DatabaseHandle {
   readonly generation: number;
   #closed = false;
-  #scheduled = false;
+  /** Idle-time maintenance (with `autoMaintenance`). */
+  readonly #maintenance: MaintenanceScheduler | undefined;
   readonly #resources = new Map<number, ResourceKind>();
   readonly #unsubscribePanic: () => void;
 
@@ -67,9 +50,20 @@ export class DatabaseHandle {
     readonly autoMaintenance: boolean,
   ) {
     this.generation = currentGeneration();
+    this.#maintenance = autoMaintenance
+      ? new MaintenanceScheduler(
+          {
+            maintain: (budget) => this.call(() => wasm.dbMaintain(this.id, budget)),
+            memtableBytes: () => this.call(() => wasm.dbStats(this.id))[3] ?? 0,
+            sealMemtable: () => this.call(() => wasm.dbSealMemtable(this.id)),
+          },
+          { run: (turn) => turn() },
+        )
+      : undefined;
     // After a panic the instance never drops its handles: release the files and the lock here.
     this.#unsubscribePanic = onPanic(() => {
       this.#closed = true;
+      this.#maintenance?.stop();
       storage.releaseAll();
     });
   }
@@ -128,29 +122,7 @@ export class DatabaseHandle {
 
   /** After a write: make sure idle-time maintenance will run. */
   afterWrite(): void {
-    if (this.autoMaintenance && !this.#scheduled) {
-      this.#scheduled = true;
-      schedule(() => this.#maintainTurn());
-    }
-  }
-
-  #maintainTurn(): void {
-    this.#scheduled = false;
-    if (this.#closed || this.generation !== currentGeneration()) {
-      return;
-    }
-    const deadline = performance.now() + TURN_MS;
-    try {
-      while (call(() => wasm.dbMaintain(this.id, STEP_BUDGET))) {
-        if (performance.now() >= deadline) {
-          this.afterWrite();
-          return;
-        }
-      }
-    } catch {
-      // A failed step poisoned the database (the next write reports it) or panicked the
-      // instance (every handle reports it): nothing more to do here.
-    }
+    this.#maintenance?.schedule();
   }
 
   /** Closes every resource, then the database, then the storage bridge. Idempotent. */
@@ -164,6 +136,7 @@ export class DatabaseHandle {
     }
     this.#resources.clear();
     this.#closed = true;
+    this.#maintenance?.stop();
     this.#unsubscribePanic();
     try {
       call(() => wasm.dbClose(this.id));

@@ -197,7 +197,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       throw storageError(resolved, error);
     }
     try {
-      this.db.call(() => wasm.dbCheckpoint(this.db.id, storage));
+      checkpointTo(this, storage);
     } finally {
       storage.releaseAll();
     }
@@ -229,4 +229,14 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** Writes a consistent copy of `db` into `storage`, which must hold no file (the caller releases it). */
+export function checkpointTo(db: SyncDatabaseImpl, storage: StorageHost): void {
+  db.db.call(() => wasm.dbCheckpoint(db.db.id, storage));
+}
+
+/** Makes the memtable of `db` immutable, for later maintenance steps to flush (before idling). */
+export function sealMemtable(db: SyncDatabaseImpl): void {
+  db.db.call(() => wasm.dbSealMemtable(db.db.id));
 }

@@ -70,9 +70,9 @@ export class ClientResources {
   }
 }
 
-/** What the owner provides beyond the database itself. */
-export interface OwnerServices {
-  checkpoint(destination: string): Promise<void>;
+/** What the server's host provides beyond the database itself (browsers: their OPFS pool). */
+export interface ServerServices {
+  checkpoint(destination: string): void | Promise<void>;
   exportArchive(): Blob;
   stats(): Stats | Promise<Stats>;
   debugPanic(message: string): void;
@@ -87,13 +87,13 @@ type Handler<O extends Op> = (
 
 export class Executor {
   readonly #db: SyncDatabaseImpl;
-  readonly #services: OwnerServices;
+  readonly #services: ServerServices;
   /** Engine keyspaces by engine number (0: the default one) and by name. */
   readonly #stores = new Map<number, StoreImpl>();
   readonly #byName = new Map<string, number>();
   #nextHandle = 1;
 
-  constructor(db: SyncDatabaseImpl, services: OwnerServices) {
+  constructor(db: SyncDatabaseImpl, services: ServerServices) {
     this.#db = db;
     this.#services = services;
     this.#stores.set(0, db);

@@ -1,15 +1,16 @@
 /**
- * The page's side of keyspace numbers (`client-keyspaces.ts` has the owner's): the page numbers
- * the keyspaces it opens, 1, 2, ... in the order it first asks for each name (0 is the default
- * keyspace), for the whole life of its connection. Every owner it talks to learns these numbers
- * by name: the `keyspace` request binds one, and the first message to a new owner declares those
- * opened before (so after a takeover the same handles name the same keyspaces).
+ * The client's side of keyspace numbers (`../server/client-keyspaces.ts` has the server's): a
+ * client (a browser page, Node's Promise API) numbers the keyspaces it opens, 1, 2, ... in the
+ * order it first asks for each name (0 is the default keyspace), for the whole life of its
+ * transport. Every server (browsers: owner) it talks to learns these numbers by name: the
+ * `keyspace` request binds one, and the first message to a new owner declares those opened
+ * before (so after a takeover the same handles name the same keyspaces).
  *
  * @module
  */
 import type { KeyspaceDeclaration } from "./requests.js";
 
-export class PageKeyspaces {
+export class KeyspaceNumbers {
   readonly #numbers = new Map<string, number>();
   /** Keyspaces some owner has opened for this page: declared to every later owner. */
   readonly #opened: KeyspaceDeclaration[] = [];

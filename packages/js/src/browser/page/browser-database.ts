@@ -5,6 +5,7 @@
  * @module
  */
 import { PromiseDatabase } from "../../api/database.js";
+import type { ShaleErrorCode } from "../../errors.js";
 import type { Database } from "../../types.js";
 import type { BrowserStats } from "../messages.js";
 
@@ -24,5 +25,23 @@ export class BrowserDatabaseImpl extends PromiseDatabase implements BrowserDatab
   override stats(): Promise<BrowserStats> {
     // The owner's stats are its engine's plus the browser's figures.
     return super.stats() as Promise<BrowserStats>;
+  }
+
+  /** Panics inside the owner's WebAssembly module. For tests of the panic path only. @internal */
+  debugPanic(message: string): Promise<void> {
+    return this.transport.request("debugPanic", [message]);
+  }
+
+  /**
+   * Tests only: the owner carries out this page's next message of requests without sending
+   * the replies (as if its tab went away right after committing). @internal
+   */
+  debugLoseReplies(): Promise<void> {
+    return this.transport.request("debugLoseReplies", []);
+  }
+
+  /** Tests only: the owner's next merged write fails with `code`. @internal */
+  debugFailMergedWrite(code: ShaleErrorCode): Promise<void> {
+    return this.transport.request("debugFailMergedWrite", [code]);
   }
 }

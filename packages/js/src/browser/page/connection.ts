@@ -1,88 +1,33 @@
 /**
- * A page's line to the worker that owns its database: requests go out, replies come back. The
- * page always starts a worker of its own ({@link spawnWorker}); if that worker owns the database
- * requests go to it, otherwise over BroadcastChannels to the owner in another tab, and when that
- * owner goes, to whichever worker takes over (perhaps this page's own).
- *
- * Requests made in one turn of the event loop travel in one message. When the owner changes,
- * requests it had not answered are sent again to the next one if that is safe: reads, and
- * writes (put, delete, batches), which the next owner carries out only if no owner applied them
- * yet (`applied-writes.ts`: exactly once); those tied to the gone owner's iterators, snapshots
- * and transactions fail (`CLOSED`; `CONFLICT` for a transaction, so that `transact` retries it),
- * and a commit or checkpoint whose outcome cannot be known fails with `IO`. Keyspaces are
- * numbered by the page (`page-keyspaces.ts`) and declared by name to each new owner, so the
+ * A page's line to the worker that owns its database — the browser's {@link Transport}. The page
+ * always starts a worker of its own ({@link spawnWorker}); if that worker owns the database,
+ * requests go to it, otherwise to the owner in another tab ({@link OwnerLink}), and when that
+ * owner goes, to whichever worker takes over (perhaps this page's own), rerouting what the
+ * departed owner left unanswered (`rerouting.ts`). Requests made in one turn of the event loop
+ * travel in one message (`../../transport/pending-requests.ts`). Keyspaces are numbered by the
+ * page (`../../transport/keyspace-numbers.ts`) and declared by name to each new owner, so the
  * same handles keep naming the same keyspaces.
  *
  * @module
  */
 import { ShaleError, closedError } from "../../errors.js";
+import { KeyspaceNumbers } from "../../transport/keyspace-numbers.js";
+import { PendingRequests } from "../../transport/pending-requests.js";
+import type { Args, Op, Reply, Result } from "../../transport/requests.js";
 import type { Transport } from "../../transport/transport.js";
-import { acquireLock, type Release } from "../locks.js";
-import { databaseDirectory } from "../opfs/directories.js";
-import { PageKeyspaces } from "../../transport/keyspace-numbers.js";
-import {
-  PROTOCOL_VERSION,
-  channelNames,
-  lockNames,
-  type FromOwner,
-  type FromWorker,
-  type OpenRequest,
-  type OwnerAnnouncement,
-  type ToOwner,
-} from "../messages.js";
-import type { Args, Op, Reply, RequestMessage, Result } from "../../transport/requests.js";
-import { firstMessage, spawnWorker } from "./spawn-worker.js";
-import { requireStorageApis } from "../support.js";
 import { fromWire } from "../../transport/wire-error.js";
+import { acquireLock } from "../locks.js";
+import { lockNames, type FromWorker, type OpenRequest } from "../messages.js";
+import { databaseDirectory } from "../opfs/directories.js";
+import { requireStorageApis } from "../support.js";
+import { OwnerLink } from "./owner-link.js";
+import { RELEASES, ownerGone, reroute } from "./rerouting.js";
+import { firstMessage, spawnWorker } from "./spawn-worker.js";
 
 /** How long a page waits for the owner of a database to answer before `open` fails. */
 const WELCOME_TIMEOUT_MS = 10_000;
 /** How long `close()` waits for the worker to close (after a panic it may not answer). */
 const CLOSE_TIMEOUT_MS = 10_000;
-/** How often a page repeats its hello while no owner has answered. */
-const HELLO_INTERVAL_MS = 250;
-
-/** Requests that only release something: harmless to drop with their owner. */
-const RELEASES: ReadonlySet<Op> = new Set<Op>(["iterClose", "snapshotClose", "txRollback"]);
-/** Requests whose effect cannot be known if their owner went away unanswered. */
-const UNKNOWN_OUTCOME: ReadonlySet<Op> = new Set<Op>(["txCommit", "checkpoint"]);
-
-interface Pending {
-  op: Op;
-  args: unknown[];
-  /** The owner that must serve it (it uses that owner's iterators, snapshots, transactions). */
-  bound: string | undefined;
-  /** The owner it was sent to; `undefined` while unsent. */
-  sentTo: string | undefined;
-  /** Whether the caller wants `[result, owner]` rather than the result alone. */
-  withOwner: boolean;
-  /** Whether it was sent to an owner that went away without answering. */
-  resent: boolean;
-  resolve(value: unknown): void;
-  reject(error: ShaleError): void;
-}
-
-/** The error of a request tied to an owner that went away. */
-function ownerGone(op: Op, name: string): ShaleError {
-  if (UNKNOWN_OUTCOME.has(op)) {
-    return new ShaleError(
-      "IO",
-      `shaledb: the tab that owned database "${name}" went away before confirming this ${op === "txCommit" ? "commit" : "checkpoint"}; ` +
-        "whether it took effect is unknown",
-    );
-  }
-  if (op.startsWith("tx")) {
-    return new ShaleError(
-      "CONFLICT",
-      `shaledb: the tab that owned database "${name}" went away during this transaction, which was not committed; retry it`,
-    );
-  }
-  return new ShaleError(
-    "CLOSED",
-    `shaledb: the tab that owned database "${name}" went away, and with it this ${op.startsWith("iter") ? "iterator" : "snapshot"}; open a new one`,
-  );
-}
-
 
 export class Connection implements Transport {
   /** Identifies this page's connection to other tabs. */
@@ -95,42 +40,36 @@ export class Connection implements Transport {
   #local: boolean;
   /** The owner serving this page now; `undefined` while looking for one. */
   #owner: string | undefined;
-  /** In the order of their ids (a Map keeps the order of insertion). */
-  readonly #pending = new Map<number, Pending>();
-  readonly #keyspaces = new PageKeyspaces();
-  /** Ids of pending requests not sent yet. */
-  #unsent: number[] = [];
-  #nextId = 1;
-  #sendQueued = false;
+  readonly #requests: PendingRequests;
+  readonly #keyspaces = new KeyspaceNumbers();
   /** Set when the connection can no longer serve (a panic, a failed takeover, close). */
   #failure: ShaleError | undefined;
   #closing: Promise<void> | undefined;
-  #onDrained: (() => void) | undefined;
   #workerClosed: (() => void) | undefined;
   /** Whether the worker died (an uncaught error): it will not answer a close. */
   #workerDead = false;
-  // While another tab owns the database:
-  #channels: { requests: BroadcastChannel; replies: BroadcastChannel; announcements: BroadcastChannel } | undefined;
-  #releaseClientLock: Release | undefined;
-  #helloTimer: ReturnType<typeof setInterval> | undefined;
-  /** The owner the last announcement named: only its welcome counts. */
-  #announced: string | undefined;
+  /** While another tab owns the database: the link to it. */
+  #link: OwnerLink | undefined;
+  /** While `open` waits for an owner to welcome this page. */
   #welcomed: ((owner: string) => void) | undefined;
   #refused: ((error: ShaleError) => void) | undefined;
 
-  private constructor(
-    client: string,
-    name: string,
-    worker: Worker,
-    owner: string | undefined,
-    created: boolean,
-  ) {
+  private constructor(client: string, name: string, worker: Worker, owner: string | undefined, created: boolean) {
     this.client = client;
     this.name = name;
     this.#worker = worker;
     this.#local = owner !== undefined;
     this.#owner = owner;
     this.created = created;
+    this.#requests = new PendingRequests(
+      () => this.#send(),
+      (error) => {
+        if (error.code === "PANIC" && this.#local) {
+          // This page's own instance is dead: every later call fails the same way.
+          this.#failure ??= error;
+        }
+      },
+    );
     worker.onmessage = (event: MessageEvent<FromWorker>) => this.#fromWorker(event.data);
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
@@ -195,23 +134,14 @@ export class Connection implements Transport {
     return this.#owner;
   }
 
-  /**
-   * Sends request `op`; resolves with its result and the owner that served it. `bound`: the
-   * owner that must serve it (the one holding the iterator, snapshot or transaction it uses).
-   */
   requestServed<O extends Op>(op: O, args: Args<O>, bound?: string): Promise<[Result<O>, string]> {
     return this.#request(op, args, bound, true) as Promise<[Result<O>, string]>;
   }
 
-  /** Sends request `op`; resolves with its result. */
   request<O extends Op>(op: O, args: Args<O>, bound?: string): Promise<Result<O>> {
     return this.#request(op, args, bound, false) as Promise<Result<O>>;
   }
 
-  /**
-   * Opens keyspace `name` (creating it if missing) and resolves with this page's number for it,
-   * which names it for the life of this connection, whichever tab owns the database.
-   */
   async openKeyspace(name: string): Promise<number> {
     const number = this.#keyspaces.numberOf(name);
     const [, owner] = await this.requestServed("keyspace", [name, number]);
@@ -232,22 +162,7 @@ export class Connection implements Transport {
       }
       return Promise.reject(ownerGone(op, this.name));
     }
-    return new Promise((resolve, reject) => {
-      const id = this.#nextId++;
-      this.#pending.set(id, { op, args, bound, sentTo: undefined, withOwner, resent: false, resolve, reject });
-      this.#unsent.push(id);
-      this.#queueSend();
-    });
-  }
-
-  #queueSend(): void {
-    if (!this.#sendQueued) {
-      this.#sendQueued = true;
-      queueMicrotask(() => {
-        this.#sendQueued = false;
-        this.#send();
-      });
-    }
+    return this.#requests.add(op, args, bound, withOwner);
   }
 
   /** Sends every unsent request to the current owner, in one message. */
@@ -256,23 +171,9 @@ export class Connection implements Transport {
     if (owner === undefined || this.#failure !== undefined) {
       return;
     }
-    if (this.#unsent.length === 0) {
+    const requests = this.#requests.take(owner);
+    if (requests.length === 0) {
       return;
-    }
-    // In the order they were made (requests rerouted from a departed owner come first).
-    const ids = this.#unsent.sort((a, b) => a - b);
-    this.#unsent = [];
-    const requests: RequestMessage[] = [];
-    for (const id of ids) {
-      const pending = this.#pending.get(id);
-      if (pending !== undefined && pending.sentTo === undefined) {
-        pending.sentTo = owner;
-        const request = [id, pending.op, pending.args] as unknown as RequestMessage;
-        if (pending.resent) {
-          request[3] = 1;
-        }
-        requests.push(request);
-      }
     }
     const keyspaces = this.#keyspaces.declarationsFor(owner);
     try {
@@ -281,21 +182,19 @@ export class Connection implements Transport {
           keyspaces === undefined ? { type: "requests", requests } : { type: "requests", requests, keyspaces },
         );
       } else {
-        // Every request numbered below the first one still pending has its answer.
-        const settled = this.#pending.keys().next().value ?? this.#nextId;
-        this.#channels?.requests.postMessage({
+        this.#link?.send({
           type: "requests",
           client: this.client,
           owner,
           requests,
           ...(keyspaces === undefined ? {} : { keyspaces }),
-          settled,
-        } satisfies ToOwner);
+          settled: this.#requests.settledBelow,
+        });
       }
     } catch (error) {
       // A value that cannot be cloned (a JSON value is encoded before, so: a bug): fail these.
       for (const [id] of requests) {
-        this.#settle(id, false, {
+        this.#requests.settle(id, false, {
           code: "INVALID_ARGUMENT",
           message: `shaledb: cannot send the request to the worker: ${String(error)}`,
         });
@@ -303,34 +202,8 @@ export class Connection implements Transport {
     }
   }
 
-  #settle(id: number, ok: boolean, value: unknown): void {
-    const pending = this.#pending.get(id);
-    if (pending === undefined) {
-      return;
-    }
-    this.#pending.delete(id);
-    if (ok) {
-      pending.resolve(pending.withOwner ? [value, pending.sentTo ?? ""] : value);
-    } else {
-      const error = fromWire(value as Parameters<typeof fromWire>[0]);
-      if (error.code === "PANIC" && this.#local) {
-        // This page's own instance is dead: every later call fails the same way.
-        this.#failure ??= error;
-      }
-      pending.reject(error);
-    }
-    if (this.#pending.size === 0) {
-      this.#onDrained?.();
-    }
-  }
-
   #onReplies(from: string, replies: Reply[]): void {
-    for (const [id, ok, value] of replies) {
-      const pending = this.#pending.get(id);
-      if (pending !== undefined && pending.sentTo === from) {
-        this.#settle(id, ok, value);
-      }
-    }
+    this.#requests.onReplies(from, replies);
   }
 
   #fromWorker(message: FromWorker): void {
@@ -364,26 +237,7 @@ export class Connection implements Transport {
   #changeOwner(next: string | undefined): void {
     const previous = this.#owner;
     this.#owner = next;
-    for (const [id, pending] of this.#pending) {
-      if (pending.sentTo === undefined || pending.sentTo === next) {
-        continue;
-      }
-      if (pending.bound === undefined && !UNKNOWN_OUTCOME.has(pending.op)) {
-        // Safe to repeat: the next owner gets it (and answers a write an owner applied already
-        // without applying it again: `applied-writes.ts`).
-        pending.sentTo = undefined;
-        pending.resent = true;
-        this.#unsent.push(id);
-      } else if (RELEASES.has(pending.op)) {
-        this.#settle(id, true, undefined);
-      } else {
-        this.#pending.delete(id);
-        pending.reject(ownerGone(pending.op, this.name));
-      }
-    }
-    if (this.#pending.size === 0) {
-      this.#onDrained?.();
-    }
+    reroute(this.#requests, next, this.name);
     if (next !== undefined && next !== previous) {
       this.#send();
     }
@@ -392,11 +246,7 @@ export class Connection implements Transport {
   /** Fails every pending and later request with `error`. */
   #fail(error: ShaleError): void {
     this.#failure ??= error;
-    for (const [id, pending] of this.#pending) {
-      this.#pending.delete(id);
-      pending.reject(error);
-    }
-    this.#onDrained?.();
+    this.#requests.failAll(error);
     this.#workerClosed?.();
   }
 
@@ -414,24 +264,32 @@ export class Connection implements Transport {
       }
       return;
     }
-    this.#releaseClientLock = release;
-    const channels = {
-      requests: new BroadcastChannel(channelNames.requests(this.name)),
-      replies: new BroadcastChannel(channelNames.replies(this.client)),
-      announcements: new BroadcastChannel(channelNames.announcements(this.name)),
-    };
-    this.#channels = channels;
-    channels.replies.onmessage = (event: MessageEvent<FromOwner>) => this.#fromOwner(event.data);
-    channels.announcements.onmessage = (event: MessageEvent<OwnerAnnouncement>) => {
-      if (this.#local) {
-        return;
-      }
-      this.#announced = event.data.owner;
-      if (event.data.owner !== this.#owner) {
-        this.#changeOwner(undefined);
-        this.#hello();
-      }
-    };
+    const link = new OwnerLink(this.client, this.name, release, {
+      currentOwner: () => this.#owner,
+      welcomed: (owner) => {
+        if (!this.#local) {
+          this.#changeOwner(owner);
+          this.#welcomed?.(owner);
+        }
+      },
+      refused: (error) => {
+        if (!this.#local) {
+          this.#refused?.(error);
+          this.#fail(error);
+        }
+      },
+      replies: (owner, replies) => {
+        if (!this.#local) {
+          this.#onReplies(owner, replies);
+        }
+      },
+      ownerGone: () => {
+        if (!this.#local) {
+          this.#changeOwner(undefined);
+        }
+      },
+    });
+    this.#link = link;
     const welcomed = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(
@@ -450,72 +308,18 @@ export class Connection implements Transport {
         reject(error);
       };
     });
-    this.#hello();
+    link.hello();
     await welcomed;
     if (request.options.errorIfExists === true) {
       throw new ShaleError("ALREADY_EXISTS", `shaledb: database "${this.name}" already exists (it is open in another tab)`);
     }
   }
 
-  /** Says hello until an owner welcomes this page. */
-  #hello(): void {
-    const say = (): void => {
-      this.#channels?.requests.postMessage({
-        type: "hello",
-        client: this.client,
-        version: PROTOCOL_VERSION,
-      } satisfies ToOwner);
-    };
-    say();
-    if (this.#helloTimer === undefined) {
-      this.#helloTimer = setInterval(say, HELLO_INTERVAL_MS);
-    }
-  }
-
-  #fromOwner(message: FromOwner): void {
-    if (this.#local) {
-      return;
-    }
-    switch (message.type) {
-      case "welcome":
-        // A late welcome from an owner that has since been replaced does not count.
-        if (this.#owner !== message.owner && (this.#announced ?? message.owner) === message.owner) {
-          clearInterval(this.#helloTimer);
-          this.#helloTimer = undefined;
-          this.#changeOwner(message.owner);
-          this.#welcomed?.(message.owner);
-        }
-        break;
-      case "refused":
-        clearInterval(this.#helloTimer);
-        this.#helloTimer = undefined;
-        if (this.#refused !== undefined) {
-          this.#refused(fromWire(message.error));
-        }
-        this.#fail(fromWire(message.error));
-        break;
-      case "replies":
-        this.#onReplies(message.owner, message.replies);
-        break;
-    }
-  }
-
   /** Stops talking to other tabs (this page's worker took over, or close). */
   #leaveRemote(): void {
-    clearInterval(this.#helloTimer);
-    this.#helloTimer = undefined;
-    const channels = this.#channels;
-    this.#channels = undefined;
-    if (channels !== undefined) {
-      if (this.#owner !== undefined && this.#failure === undefined) {
-        channels.requests.postMessage({ type: "bye", client: this.client, owner: this.#owner } satisfies ToOwner);
-      }
-      channels.requests.close();
-      channels.replies.close();
-      channels.announcements.close();
-    }
-    this.#releaseClientLock?.();
-    this.#releaseClientLock = undefined;
+    const link = this.#link;
+    this.#link = undefined;
+    link?.leave(this.#owner !== undefined && this.#failure === undefined ? this.#owner : undefined);
   }
 
   /**
@@ -528,12 +332,9 @@ export class Connection implements Transport {
   }
 
   async #close(): Promise<void> {
-    if (this.#pending.size > 0 && this.#failure === undefined) {
-      await new Promise<void>((resolve) => {
-        this.#onDrained = resolve;
-      });
+    if (this.#failure === undefined) {
+      await this.#requests.drained();
     }
-    this.#onDrained = undefined;
     this.#leaveRemote();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {

@@ -1,16 +1,13 @@
 /**
- * The environment-independent part of the `shaledb` API. The entry points `node.ts` and
- * `browser.ts` add `init()`, which loads the WebAssembly module the way each environment can,
- * and `open` (plus `openSync` in Node).
+ * Calls into the WebAssembly module that no database is needed for: its version, and the test
+ * helpers of `shaledb/testing` (`../testing.ts`). The module must be loaded (Node loads it on
+ * first use; browsers: `await init()`).
  *
  * @module
  */
-import { recordioArguments } from "./arguments/checks.js";
-import { call as callWasm, wasm } from "./engine/instance.js";
-import { ShaleError } from "./errors.js";
-
-export { ShaleError, type ShaleErrorCode } from "./errors.js";
-export type * from "./types.js";
+import { recordioArguments } from "../arguments/checks.js";
+import { ShaleError } from "../errors.js";
+import { call as callWasm, wasm } from "./instance.js";
 
 /** The record compressions ShaleDB writes. (`lzw`, go-sstables' legacy codec, is read only.) */
 export type Compression = "none" | "snappy" | "gzip";
