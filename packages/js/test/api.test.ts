@@ -119,6 +119,15 @@ describe("encodings", () => {
     gone[0] = 42;
     await deleted;
     expect(await db.get(bytes(0, 255, 1))).toBeUndefined();
+    // A Node Buffer too (its slice() is a view, not a copy), also one cut from a larger one.
+    const pool = Buffer.alloc(64, 7);
+    const bufferKey = Buffer.from([1, 2, 3]);
+    const bufferValue = pool.subarray(8, 12);
+    const stored = db.put(bufferKey, bufferValue);
+    bufferKey[0] = 42;
+    pool.fill(0);
+    await stored;
+    expect([...((await db.get(bytes(1, 2, 3))) as Uint8Array)]).toEqual([7, 7, 7, 7]);
     await db.close();
   });
 

@@ -11,5 +11,6 @@
  * whole buffer, so a 16-byte key cut from a 1 MiB buffer would cross as a MiB).
  */
 export function ownBytes(bytes: Uint8Array, given?: unknown): Uint8Array {
-  return bytes !== given && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+  // `new Uint8Array(bytes)` copies; `bytes.slice()` would not for a Node `Buffer` (a view there).
+  return bytes !== given && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
 }
