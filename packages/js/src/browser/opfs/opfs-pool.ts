@@ -25,49 +25,31 @@
  * - A file removed or replaced while open stays readable and writable through its open ids (as
  *   on POSIX); its slot is truncated and freed after the last id closes.
  *
- * Errors thrown by the {@link StorageHost} methods are always `Error`s with a string `code`:
- * `ENOENT`, `EEXIST`, `LOCKED`, `QUOTA` (a `QuotaExceededError` or a short write), `EPOOL` (no
- * free slot), `EINVAL` (bad name, mode or offset), `EBADF` (unknown id, read-only id, or the
- * pool was released) and `EIO` (any other failure, naming the operation and the file).
+ * Errors thrown by the {@link StorageHost} methods are always `Error`s with a string `code`
+ * (`pool-errors.ts`). This module is the host API and the pool's growth; the slots' life is
+ * `slot-table.ts`, a slot's I/O `slot.ts`, its header `slot-header.ts`, locks `pool-locks.ts`.
  *
  * @module
  */
 import { OpenMode } from "../../engine/storage-host.js";
 import type { StorageHost } from "../../engine/storage-host.js";
+import type { PoolDirectory } from "./pool-directory.js";
 import {
-  HEADER_COPY_SIZE,
-  SLOT_HEADER_SIZE,
-  decodeSlotHeader,
-  encodeHeaderCopy,
-  parseSlotFileName,
-  slotFileName,
-  slotNameBytes,
-} from "./slot-header.js";
+  checkCount,
+  checkName,
+  checkOffset,
+  ioError,
+  notFound,
+  poolError,
+  releasedError,
+} from "./pool-errors.js";
+import { PoolLocks } from "./pool-locks.js";
+import { type Slot, closeAll, openSlots, readSlot, slotSize, truncateSlot, writeSlot } from "./slot.js";
+import { SLOT_HEADER_SIZE, parseSlotFileName } from "./slot-header.js";
+import { SlotTable } from "./slot-table.js";
 
-/** The part of `FileSystemSyncAccessHandle` the pool uses (so tests can supply their own). */
-export interface SyncAccessHandleLike {
-  read(buffer: Uint8Array, options: { at: number }): number;
-  write(buffer: Uint8Array, options: { at: number }): number;
-  truncate(size: number): void;
-  getSize(): number;
-  flush(): void;
-  close(): void;
-}
-
-/** The directory holding a pool's slot files (the real one is {@link opfsPoolDirectory}). */
-export interface PoolDirectory {
-  /** The names of the files in the directory (subdirectories excluded). */
-  list(): Promise<string[]>;
-  /** Opens `name` for exclusive synchronous access, creating it (empty) if `create`. */
-  open(name: string, create: boolean): Promise<SyncAccessHandleLike>;
-  /** Removes the (closed) file `name`. */
-  remove(name: string): Promise<void>;
-}
-
-/** An `Error` with the string `code` the Rust side maps (see `storage-host.ts`). */
-export interface PoolError extends Error {
-  code: string;
-}
+export { opfsPoolDirectory, type PoolDirectory, type SyncAccessHandleLike } from "./pool-directory.js";
+export type { PoolError } from "./pool-errors.js";
 
 /** Options of {@link OpfsPool.open}. */
 export interface OpfsPoolOptions {
@@ -81,67 +63,10 @@ export interface PoolFile {
   readonly size: number;
 }
 
-/** The OPFS side of {@link PoolDirectory}: async iteration is not in TypeScript's DOM lib. */
-interface IterableDirectoryHandle {
-  entries(): AsyncIterable<[string, FileSystemHandle]>;
-}
-
-/** `FileSystemFileHandle.createSyncAccessHandle` exists only in workers' lib. */
-interface SyncAccessFileHandle {
-  createSyncAccessHandle(): Promise<SyncAccessHandleLike>;
-}
-
-/** A {@link PoolDirectory} on an OPFS directory (usable only in a dedicated worker). */
-export function opfsPoolDirectory(dir: FileSystemDirectoryHandle): PoolDirectory {
-  return {
-    async list() {
-      const names: string[] = [];
-      for await (const [name, handle] of (dir as unknown as IterableDirectoryHandle).entries()) {
-        if (handle.kind === "file") {
-          names.push(name);
-        }
-      }
-      return names;
-    },
-    async open(name, create) {
-      const file = await dir.getFileHandle(name, { create });
-      return (file as unknown as SyncAccessFileHandle).createSyncAccessHandle();
-    },
-    remove(name) {
-      return dir.removeEntry(name);
-    },
-  };
-}
-
 /** Default of {@link OpfsPoolOptions.minFree}. */
 const DEFAULT_MIN_FREE = 4;
 /** Ids are `u32` on the Rust side. */
 const MAX_ID = 0xffff_ffff;
-
-/** One slot file, open for the pool's whole life. */
-class Slot {
-  /** The engine file the slot holds (`undefined`: none, or the file was removed or replaced). */
-  name: string | undefined = undefined;
-  /** The name in the slot's newest header write (`undefined`: free or no valid header). */
-  diskName: string | undefined = undefined;
-  /** The copy holding the last flushed header (`undefined`: neither copy is valid). */
-  durableCopy: 0 | 1 | undefined = undefined;
-  /** The copy written since the last flush, if any (always the other one). */
-  writtenCopy: 0 | 1 | undefined = undefined;
-  /** Open ids on the slot. */
-  opens = 0;
-
-  constructor(
-    readonly index: number,
-    readonly fileName: string,
-    readonly handle: SyncAccessHandleLike,
-  ) {}
-
-  /** The name to put in messages. */
-  get label(): string {
-    return this.name ?? this.diskName ?? this.fileName;
-  }
-}
 
 interface OpenFile {
   readonly slot: Slot;
@@ -153,22 +78,9 @@ interface OpenFile {
 /** A {@link StorageHost} on a pool of OPFS slot files; see the module notes. */
 export class OpfsPool implements StorageHost {
   readonly #dir: PoolDirectory;
-  /** Every slot, by number. */
-  readonly #slots = new Map<number, Slot>();
-  /** Slots holding a named file, by name. */
-  readonly #named = new Map<string, Slot>();
-  /** Free slots (header free and flushed, size exactly 4096), lowest number first. */
-  readonly #free: Slot[] = [];
-  /** Slots that lost their file and are not free yet (still open, or awaiting `syncDir`). */
-  readonly #released = new Set<Slot>();
-  /** Slots with a header write not flushed yet. */
-  readonly #dirty = new Set<Slot>();
+  readonly #table: SlotTable;
   readonly #files = new Map<number, OpenFile>();
-  readonly #locks = new Map<number, string>();
-  /** The highest generation of any header copy seen or written. */
-  #generation = 0;
-  /** The number of the next new slot (never decreases). */
-  #nextIndex = 0;
+  readonly #locks = new PoolLocks();
   #lastId = 0;
   #closed = false;
   /** Serializes `reserve` and `trim`. */
@@ -176,10 +88,7 @@ export class OpfsPool implements StorageHost {
 
   private constructor(dir: PoolDirectory, slots: readonly Slot[]) {
     this.#dir = dir;
-    for (const slot of slots) {
-      this.#slots.set(slot.index, slot);
-      this.#nextIndex = Math.max(this.#nextIndex, slot.index + 1);
-    }
+    this.#table = new SlotTable(slots);
   }
 
   /**
@@ -203,7 +112,7 @@ export class OpfsPool implements StorageHost {
     }
     const pool = new OpfsPool(dir, slots);
     try {
-      pool.#load();
+      pool.#table.load();
       await pool.reserve(minFree);
     } catch (error) {
       pool.releaseAll();
@@ -214,7 +123,7 @@ export class OpfsPool implements StorageHost {
 
   /** Slots ready for a new file. */
   get freeSlots(): number {
-    return this.#free.length;
+    return this.#table.free.length;
   }
 
   /**
@@ -222,7 +131,7 @@ export class OpfsPool implements StorageHost {
    * waiting for the next `syncDir` before they can be reused.
    */
   get usedSlots(): number {
-    return this.#slots.size - this.#free.length;
+    return this.#table.slots.size - this.#table.free.length;
   }
 
   /**
@@ -234,26 +143,20 @@ export class OpfsPool implements StorageHost {
     checkCount("free", free);
     return this.#serialize(async () => {
       this.#check("reserve");
-      if (this.#free.length < free && this.#hasReclaimable()) {
+      if (this.#table.free.length < free && this.#table.hasReclaimable()) {
         this.syncDir();
       }
-      const missing = free - this.#free.length;
+      const missing = free - this.#table.free.length;
       if (missing <= 0) {
         return;
       }
-      const indices: number[] = [];
-      for (let i = 0; i < missing; i++) {
-        indices.push(this.#nextIndex++);
-      }
+      const indices = this.#table.newIndices(missing);
       const { slots, failure } = await openSlots(this.#dir, indices, true);
       if (this.#closed) {
         closeAll(slots);
         throw releasedError("reserve");
       }
-      for (const slot of slots) {
-        this.#slots.set(slot.index, slot);
-        insertFree(this.#free, slot);
-      }
+      this.#table.addFree(slots);
       if (slots.length < indices.length) {
         throw ioError("create", "a slot file", failure);
       }
@@ -265,10 +168,7 @@ export class OpfsPool implements StorageHost {
     checkCount("maxFree", maxFree);
     return this.#serialize(async () => {
       this.#check("trim");
-      const victims = this.#free.splice(maxFree);
-      for (const slot of victims) {
-        this.#slots.delete(slot.index);
-      }
+      const victims = this.#table.takeExtraFree(maxFree);
       closeAll(victims);
       const results = await Promise.allSettled(
         victims.map((slot) =>
@@ -290,7 +190,7 @@ export class OpfsPool implements StorageHost {
   open(name: string, mode: OpenMode): number {
     this.#check("open", name);
     checkName("open", name);
-    let slot = this.#named.get(name);
+    let slot = this.#table.named.get(name);
     switch (mode) {
       case OpenMode.Read:
       case OpenMode.ReadWrite:
@@ -300,7 +200,7 @@ export class OpfsPool implements StorageHost {
         break;
       case OpenMode.Create:
         if (slot === undefined) {
-          slot = this.#createFile(name);
+          slot = this.#table.createFile(name);
         } else {
           truncateSlot(slot, SLOT_HEADER_SIZE, "open", name);
         }
@@ -309,7 +209,7 @@ export class OpfsPool implements StorageHost {
         if (slot !== undefined) {
           throw poolError("EEXIST", `open ${JSON.stringify(name)}: the file already exists`);
         }
-        slot = this.#createFile(name);
+        slot = this.#table.createFile(name);
         break;
       default:
         throw poolError(
@@ -339,7 +239,7 @@ export class OpfsPool implements StorageHost {
 
   sync(file: number): void {
     const { slot, name } = this.#file(file, "sync");
-    this.#flush(slot, "sync", name);
+    this.#table.flush(slot, "sync", name);
   }
 
   size(file: number): number {
@@ -357,79 +257,38 @@ export class OpfsPool implements StorageHost {
     const { slot } = this.#file(file, "close");
     this.#files.delete(file);
     slot.opens--;
-    if (slot.opens === 0 && slot.name === undefined) {
-      this.#tryReclaim(slot);
-    }
+    this.#table.closed(slot);
   }
 
   exists(name: string): boolean {
     this.#check("exists", name);
     checkName("exists", name);
-    return this.#named.has(name);
+    return this.#table.named.has(name);
   }
 
   remove(name: string): void {
     this.#check("remove", name);
     checkName("remove", name);
-    const slot = this.#named.get(name);
-    if (slot === undefined) {
-      throw notFound("remove", name);
-    }
-    this.#writeHeader(slot, undefined, "remove");
-    this.#named.delete(name);
-    slot.name = undefined;
-    this.#release(slot);
-    this.#dropStaleClaims(name);
+    this.#table.remove(name);
   }
 
   rename(from: string, to: string): void {
     this.#check("rename", from);
     checkName("rename", from);
     checkName("rename", to);
-    const slot = this.#named.get(from);
-    if (slot === undefined) {
-      throw notFound("rename", from);
-    }
-    if (from === to) {
-      return;
-    }
-    const replaced = this.#named.get(to);
-    this.#writeHeader(slot, to, "rename");
-    this.#named.delete(from);
-    this.#named.set(to, slot);
-    slot.name = to;
-    if (replaced !== undefined) {
-      // Its header still claims `to` (with an older generation) until `syncDir`.
-      replaced.name = undefined;
-      this.#release(replaced);
-    }
-    this.#dropStaleClaims(from);
+    this.#table.rename(from, to);
   }
 
   /** The names of the files the pool holds, in no particular order. */
   list(): string[] {
     this.#check("list");
-    return [...this.#named.keys()];
+    return [...this.#table.named.keys()];
   }
 
-  /**
-   * Flushes every slot whose header changed since the last call, then writes (and flushes) the
-   * free header of slots whose file was replaced by a rename, and frees the slots no id holds.
-   */
+  /** Makes header changes durable and frees the slots that lost their files (`slot-table.ts`). */
   syncDir(): void {
     this.#check("sync_dir");
-    for (const slot of [...this.#dirty]) {
-      this.#flush(slot, "sync_dir", slot.label);
-    }
-    for (const slot of [...this.#released]) {
-      if (slot.diskName !== undefined) {
-        this.#writeHeader(slot, undefined, "sync_dir");
-        this.#flush(slot, "sync_dir", slot.label);
-      }
-      if (slot.opens === 0) {
-        this.#reclaim(slot);
-      }
-    }
+    this.#table.syncDir();
   }
 
   /**
@@ -439,25 +298,14 @@ export class OpfsPool implements StorageHost {
   lock(name: string): number {
     this.#check("lock", name);
     checkName("lock", name);
-    for (const held of this.#locks.values()) {
-      if (held === name) {
-        throw poolError(
-          "LOCKED",
-          `lock ${JSON.stringify(name)}: ${JSON.stringify(name)} is locked by this database's ` +
-            "worker; close the database before opening it again",
-        );
-      }
-    }
     const id = this.#nextId();
-    this.#locks.set(id, name);
+    this.#locks.take(name, id);
     return id;
   }
 
   unlock(lock: number): void {
     this.#check("unlock");
-    if (!this.#locks.delete(lock)) {
-      throw poolError("EBADF", `unlock: no lock with id ${lock}`);
-    }
+    this.#locks.release(lock);
   }
 
   /**
@@ -469,12 +317,8 @@ export class OpfsPool implements StorageHost {
       return;
     }
     this.#closed = true;
-    closeAll(this.#slots.values());
-    this.#slots.clear();
-    this.#named.clear();
-    this.#free.length = 0;
-    this.#released.clear();
-    this.#dirty.clear();
+    closeAll(this.#table.slots.values());
+    this.#table.clear();
     this.#files.clear();
     this.#locks.clear();
   }
@@ -484,7 +328,7 @@ export class OpfsPool implements StorageHost {
   /** The named files and their sizes, sorted by name (for an export). */
   files(): PoolFile[] {
     this.#check("files");
-    return [...this.#named]
+    return [...this.#table.named]
       .map(([name, slot]) => ({
         name,
         size: Math.max(0, slotSize(slot, "size", name) - SLOT_HEADER_SIZE),
@@ -496,7 +340,7 @@ export class OpfsPool implements StorageHost {
   readAll(name: string): Uint8Array {
     this.#check("read", name);
     checkName("read", name);
-    const slot = this.#named.get(name);
+    const slot = this.#table.named.get(name);
     if (slot === undefined) {
       throw notFound("read", name);
     }
@@ -521,170 +365,6 @@ export class OpfsPool implements StorageHost {
   }
 
   // ---- internals ----
-
-  /** Reads every header, resolves duplicate names, and puts free slots in shape. */
-  #load(): void {
-    const claims = new Map<string, { slot: Slot; generation: number }[]>();
-    const free: Slot[] = [];
-    for (const slot of this.#slots.values()) {
-      const size = slotSize(slot, "open", slot.fileName);
-      const bytes = new Uint8Array(Math.min(size, SLOT_HEADER_SIZE));
-      readSlot(slot, bytes, 0, slot.fileName);
-      const header = decodeSlotHeader(bytes);
-      for (const copy of header.copies) {
-        if (copy !== undefined) {
-          this.#generation = Math.max(this.#generation, copy.generation);
-        }
-      }
-      if (size < SLOT_HEADER_SIZE) {
-        truncateSlot(slot, SLOT_HEADER_SIZE, "open", slot.fileName);
-      }
-      slot.durableCopy = header.current;
-      const current = header.current === undefined ? undefined : header.copies[header.current];
-      if (current?.name === undefined) {
-        free.push(slot);
-      } else {
-        slot.diskName = current.name;
-        let list = claims.get(current.name);
-        if (list === undefined) {
-          list = [];
-          claims.set(current.name, list);
-        }
-        list.push({ slot, generation: current.generation });
-      }
-    }
-    for (const [name, list] of claims) {
-      list.sort((a, b) => b.generation - a.generation || a.slot.index - b.slot.index);
-      const winner = list[0]!.slot;
-      winner.name = name;
-      this.#named.set(name, winner);
-      if (list.length > 1) {
-        // The winner's claim must be durable before the losers stop claiming the name.
-        this.#flush(winner, "open", name);
-        for (const { slot } of list.slice(1)) {
-          this.#writeHeader(slot, undefined, "open");
-          this.#flush(slot, "open", name);
-          free.push(slot);
-        }
-      }
-    }
-    for (const slot of free) {
-      if (slotSize(slot, "open", slot.fileName) !== SLOT_HEADER_SIZE) {
-        // Flush the free header first, so that a crash cannot revive a file without its bytes.
-        this.#flush(slot, "open", slot.fileName);
-        truncateSlot(slot, SLOT_HEADER_SIZE, "open", slot.fileName);
-      }
-      insertFree(this.#free, slot);
-    }
-  }
-
-  /** Takes a free slot for new file `name` and writes its header. */
-  #createFile(name: string): Slot {
-    if (this.#free.length === 0 && this.#hasReclaimable()) {
-      this.syncDir();
-    }
-    const slot = this.#free.shift();
-    if (slot === undefined) {
-      throw poolError(
-        "EPOOL",
-        `create ${JSON.stringify(name)}: the OPFS slot pool ran dry (no free slot file among ` +
-          `${this.#slots.size}); the worker must reserve() enough free slots before each request`,
-      );
-    }
-    try {
-      if (slotSize(slot, "create", name) !== SLOT_HEADER_SIZE) {
-        truncateSlot(slot, SLOT_HEADER_SIZE, "create", name);
-      }
-      this.#writeHeader(slot, name, "create");
-    } catch (error) {
-      // Its durable header still says free; the next write goes to the same copy again.
-      this.#free.unshift(slot);
-      throw error;
-    }
-    slot.name = name;
-    this.#named.set(name, slot);
-    return slot;
-  }
-
-  /**
-   * Writes a header copy naming `name` (`undefined`: free) with the next generation, into the
-   * copy that does not hold the slot's last flushed header. Not flushed.
-   */
-  #writeHeader(slot: Slot, name: string | undefined, op: string): void {
-    const copy = slot.durableCopy === 0 ? 1 : 0;
-    // Consumed even if the write fails: a failed write may still have landed.
-    const generation = ++this.#generation;
-    writeSlot(slot, encodeHeaderCopy(generation, name), copy * HEADER_COPY_SIZE, op, slot.label);
-    slot.writtenCopy = copy;
-    slot.diskName = name;
-    this.#dirty.add(slot);
-  }
-
-  /** Flushes the slot file; its header written since the last flush becomes the durable one. */
-  #flush(slot: Slot, op: string, label: string): void {
-    try {
-      slot.handle.flush();
-    } catch (error) {
-      throw ioError(op, label, error);
-    }
-    if (slot.writtenCopy !== undefined) {
-      slot.durableCopy = slot.writtenCopy;
-      slot.writtenCopy = undefined;
-    }
-    this.#dirty.delete(slot);
-  }
-
-  /**
-   * No slot claims `name` with a newer generation any more: slots replaced by a rename whose
-   * header still claims it get their free header now (not flushed), so that a reopen does not
-   * bring the old file back. A failure is left for `syncDir` to retry and report.
-   */
-  #dropStaleClaims(name: string): void {
-    for (const slot of this.#released) {
-      if (slot.diskName === name) {
-        try {
-          this.#writeHeader(slot, undefined, "remove");
-        } catch {
-          // syncDir writes it again.
-        }
-      }
-    }
-  }
-
-  /** `slot` lost its file: free it as soon as no id holds it and its free header is durable. */
-  #release(slot: Slot): void {
-    this.#released.add(slot);
-    if (slot.opens === 0) {
-      this.#tryReclaim(slot);
-    }
-  }
-
-  #tryReclaim(slot: Slot): void {
-    if (slot.diskName !== undefined || slot.writtenCopy !== undefined) {
-      return; // The next syncDir frees it.
-    }
-    try {
-      this.#reclaim(slot);
-    } catch {
-      // Left in #released: the next syncDir retries and reports.
-    }
-  }
-
-  /** Truncates a released slot (free header flushed, no id open) and puts it in the free list. */
-  #reclaim(slot: Slot): void {
-    truncateSlot(slot, SLOT_HEADER_SIZE, "free", slot.fileName);
-    this.#released.delete(slot);
-    insertFree(this.#free, slot);
-  }
-
-  #hasReclaimable(): boolean {
-    for (const slot of this.#released) {
-      if (slot.opens === 0) {
-        return true;
-      }
-    }
-    return false;
-  }
 
   #file(id: number, op: string): OpenFile {
     this.#check(op);
@@ -722,218 +402,5 @@ export class OpfsPool implements StorageHost {
     const run = this.#queue.then(work);
     this.#queue = run.catch(() => undefined);
     return run;
-  }
-}
-
-// ---- slot file I/O (absolute offsets in the slot file) ----
-
-/**
- * Opens (or creates, at size 4096 with zeros) the slot files `indices`, all at once. Returns the
- * slots that opened and the first failure: as thrown by `dir.open` when opening, as a coded
- * error when creating.
- */
-async function openSlots(
-  dir: PoolDirectory,
-  indices: readonly number[],
-  create: boolean,
-): Promise<{ slots: Slot[]; failure: unknown }> {
-  const results = await Promise.allSettled(
-    indices.map(async (index) => {
-      const fileName = slotFileName(index);
-      let handle: SyncAccessHandleLike;
-      try {
-        handle = await dir.open(fileName, create);
-      } catch (error) {
-        // Opening: the caller gets the directory's own error (a busy file is worth a retry).
-        throw create ? ioError("create", fileName, error) : error;
-      }
-      const slot = new Slot(index, fileName, handle);
-      if (create) {
-        try {
-          // A leftover file of that name (a failed trim) must not keep an old header.
-          if (slotSize(slot, "create", fileName) !== 0) {
-            truncateSlot(slot, 0, "create", fileName);
-          }
-          truncateSlot(slot, SLOT_HEADER_SIZE, "create", fileName);
-        } catch (error) {
-          closeAll([slot]);
-          throw error;
-        }
-      }
-      return slot;
-    }),
-  );
-  const slots: Slot[] = [];
-  for (const result of results) {
-    if (result.status === "fulfilled") {
-      slots.push(result.value);
-    }
-  }
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  return { slots, failure: failed?.reason };
-}
-
-function readSlot(slot: Slot, buffer: Uint8Array, at: number, label: string): number {
-  let done = 0;
-  try {
-    while (done < buffer.length) {
-      const n = slot.handle.read(buffer.subarray(done), { at: at + done });
-      if (!(n > 0)) {
-        break;
-      }
-      done += n;
-    }
-  } catch (error) {
-    throw ioError("read", label, error);
-  }
-  return done;
-}
-
-function writeSlot(slot: Slot, data: Uint8Array, at: number, op: string, label: string): void {
-  let n: number;
-  try {
-    n = slot.handle.write(data, { at });
-  } catch (error) {
-    throw ioError(op, label, error);
-  }
-  if (n !== data.length) {
-    throw poolError(
-      "QUOTA",
-      `${op} ${JSON.stringify(label)}: wrote ${n} of ${data.length} bytes at offset ` +
-        `${at - SLOT_HEADER_SIZE} (storage quota exhausted?)`,
-    );
-  }
-}
-
-function truncateSlot(slot: Slot, size: number, op: string, label: string): void {
-  try {
-    slot.handle.truncate(size);
-  } catch (error) {
-    throw ioError(op, label, error);
-  }
-}
-
-function slotSize(slot: Slot, op: string, label: string): number {
-  try {
-    return slot.handle.getSize();
-  } catch (error) {
-    throw ioError(op, label, error);
-  }
-}
-
-function closeAll(slots: Iterable<Slot>): void {
-  for (const slot of slots) {
-    try {
-      slot.handle.close();
-    } catch {
-      // Best effort: nothing was pending that a close could save.
-    }
-  }
-}
-
-/** Inserts `slot` into `free`, kept sorted by slot number. */
-function insertFree(free: Slot[], slot: Slot): void {
-  let i = free.length;
-  while (i > 0 && free[i - 1]!.index > slot.index) {
-    i--;
-  }
-  free.splice(i, 0, slot);
-}
-
-// ---- errors and checks ----
-
-function poolError(code: string, message: string, cause?: unknown): PoolError {
-  const error = (
-    cause === undefined ? new Error(message) : new Error(message, { cause })
-  ) as PoolError;
-  error.code = code;
-  return error;
-}
-
-function errorName(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "name" in error) {
-    const { name } = error;
-    return typeof name === "string" ? name : undefined;
-  }
-  return undefined;
-}
-
-function isPoolError(error: unknown): error is PoolError {
-  return error instanceof Error && typeof (error as Partial<PoolError>).code === "string";
-}
-
-/**
- * A coded error for a failed OPFS call: `QUOTA` for a `QuotaExceededError`, `LOCKED` for a
- * `NoModificationAllowedError` (another worker or tab holds the file), our own coded errors
- * unchanged, `EIO` for anything else; the message names `op` and the file.
- */
-function ioError(op: string, label: string, error: unknown): PoolError {
-  if (isPoolError(error)) {
-    return error;
-  }
-  const name = errorName(error);
-  const message =
-    typeof error === "object" && error !== null && "message" in error
-      ? String(error.message)
-      : String(error);
-  const detail = name === undefined ? message : `${name}: ${message}`;
-  const what = label === "" ? op : `${op} ${JSON.stringify(label)}`;
-  if (name === "QuotaExceededError") {
-    return poolError(
-      "QUOTA",
-      `${what}: the browser's storage quota is exhausted (${detail})`,
-      error,
-    );
-  }
-  if (name === "NoModificationAllowedError") {
-    return poolError(
-      "LOCKED",
-      `${what}: the file is open in another worker or tab (${detail})`,
-      error,
-    );
-  }
-  return poolError("EIO", `${what}: ${detail}`, error);
-}
-
-function notFound(op: string, name: string): PoolError {
-  return poolError("ENOENT", `${op} ${JSON.stringify(name)}: no such file`);
-}
-
-function releasedError(what: string): PoolError {
-  return poolError(
-    "EBADF",
-    `${what}: the OPFS pool was released (releaseAll); open the database again`,
-  );
-}
-
-/**
- * The names native ShaleDB accepts (never outside the directory, the same on every platform),
- * at most 1024 UTF-8 bytes and well-formed.
- */
-function checkName(op: string, name: string): void {
-  if (
-    typeof name !== "string" ||
-    name === "." ||
-    name.includes("..") ||
-    /[/\\:\0]/.test(name) ||
-    slotNameBytes(name) === undefined
-  ) {
-    throw poolError(
-      "EINVAL",
-      `${op} ${JSON.stringify(name)}: not a plain file name (no '/', '\\', ':', NUL or "..", ` +
-        "not empty, at most 1024 UTF-8 bytes)",
-    );
-  }
-}
-
-function checkOffset(op: string, name: string, offset: number): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) {
-    throw poolError("EINVAL", `${op} ${JSON.stringify(name)}: bad offset or length ${offset}`);
-  }
-}
-
-function checkCount(what: string, count: number): void {
-  if (!Number.isSafeInteger(count) || count < 0) {
-    throw poolError("EINVAL", `${what} must be a non-negative integer, got ${String(count)}`);
   }
 }
