@@ -4,13 +4,16 @@
  *
  * @module
  */
+import { resolve } from "node:path";
+
 import { PromiseDatabase } from "./api/database.js";
+import { settle } from "./api/settle.js";
+import { pathArgument } from "./arguments/checks.js";
 import { checkOpenOptions } from "./arguments/open-options.js";
 import { openDatabaseSync } from "./engine/sync-database.js";
 import { nodeEnvironment } from "./node/environment.js";
-import { InThreadTransport } from "./node/in-thread-transport.js";
 import { useNodeLoader } from "./node/load-wasm.js";
-import { openNodeServer } from "./node/node-server.js";
+import { WorkerTransport } from "./node/worker-transport.js";
 import type {
   Database,
   KeyEncoding,
@@ -46,19 +49,21 @@ export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncodi
 }
 
 /**
- * Opens the database in directory `location` with the Promise API, the same as in browsers.
- * Errors as {@link openSync}, as a rejected promise.
+ * Opens the database in directory `location` with the Promise API, the same as in browsers: the
+ * engine runs in a worker thread, so no call holds up the event loop. Errors as
+ * {@link openSync}, as a rejected promise.
  */
 export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   location: string,
   options?: OpenOptions<KE, VE>,
 ): Promise<Database<KeyOf<KE>, ValueOf<VE>>> {
-  try {
+  return settle(async () => {
+    pathArgument(location, "the location");
     const checked = checkOpenOptions(options);
-    const transport = new InThreadTransport(openNodeServer(location, options));
-    const db = new PromiseDatabase(transport, checked.keys, checked.values);
-    return Promise.resolve(db as unknown as Database<KeyOf<KE>, ValueOf<VE>>);
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
+    const transport = await WorkerTransport.open(resolve(location), options);
+    return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<
+      KeyOf<KE>,
+      ValueOf<VE>
+    >;
+  });
 }

@@ -51,6 +51,11 @@ export interface MaintenanceOptions {
   mayStep?(): boolean;
   /** Seal a memtable of {@link IDLE_SEAL_BYTES} once requests paused {@link IDLE_SEAL_MS} (default off). */
   idleSeal?: boolean;
+  /**
+   * Told `true` when a turn is scheduled while none was, and `false` when a turn ends with no
+   * work left (or the scheduler stops): Node's engine worker keeps the process alive meanwhile.
+   */
+  busy?(busy: boolean): void;
 }
 
 /** `setImmediate` where it exists (Node: a ref'd one, so a pending backlog keeps the process
@@ -71,7 +76,10 @@ export class MaintenanceScheduler {
   readonly #later: (task: () => void) => void;
   readonly #mayStep: () => boolean;
   readonly #idleSeal: boolean;
+  readonly #busy: (busy: boolean) => void;
   #scheduled = false;
+  /** Whether work may remain (a turn is scheduled, or the last one ran out of time). */
+  #working = false;
   #stopped = false;
   /** Bytes written since the last turn was scheduled. */
   #unmaintained = 0;
@@ -85,6 +93,7 @@ export class MaintenanceScheduler {
     this.#later = options.later ?? soon;
     this.#mayStep = options.mayStep ?? (() => true);
     this.#idleSeal = options.idleSeal === true;
+    this.#busy = options.busy ?? (() => undefined);
   }
 
   /** Schedules a turn unless one is scheduled already (or the scheduler is stopped). */
@@ -94,6 +103,7 @@ export class MaintenanceScheduler {
     }
     this.#scheduled = true;
     this.#unmaintained = 0;
+    this.#setWorking(true);
     this.#later(() => {
       this.#run(() => this.#turn());
     });
@@ -122,27 +132,44 @@ export class MaintenanceScheduler {
     this.#stopped = true;
     clearTimeout(this.#idleCheck);
     this.#idleCheck = undefined;
+    this.#setWorking(false);
+  }
+
+  #setWorking(working: boolean): void {
+    if (working !== this.#working) {
+      this.#working = working;
+      this.#busy(working);
+    }
   }
 
   /** Steps for up to {@link TURN_MS}; schedules the next turn while work remains. */
   #turn(): void {
     this.#scheduled = false;
+    if (this.#steps()) {
+      this.schedule();
+    } else if (!this.#scheduled) {
+      this.#setWorking(false);
+    }
+  }
+
+  /** Runs steps until none is pending (false) or the turn's time is up (true: more to do). */
+  #steps(): boolean {
     const deadline = performance.now() + TURN_MS;
     while (!this.#stopped && this.#mayStep()) {
       try {
         if (!this.#db.maintain(STEP_BUDGET)) {
-          return;
+          return false;
         }
       } catch {
         // A failed step poisoned the database (the next write reports it) or panicked the
         // instance (every request reports it): either way, nothing more to do here.
-        return;
+        return false;
       }
       if (performance.now() >= deadline) {
-        this.schedule();
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   /** Seals a big memtable once requests have paused for {@link IDLE_SEAL_MS}. */

@@ -7,7 +7,7 @@
  */
 import { checkOpenOptions } from "../arguments/open-options.js";
 import { debugPanic } from "../engine/module-functions.js";
-import { openDatabaseSync } from "../engine/sync-database.js";
+import { openDatabaseSync, type Environment } from "../engine/sync-database.js";
 import { invalidArgument } from "../errors.js";
 import { DatabaseServer } from "../server/database-server.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
@@ -15,14 +15,17 @@ import { nodeEnvironment } from "./environment.js";
 
 /**
  * Opens database `location` (a directory) with `options` and returns its server. Throws as
- * `openSync` does (`LOCKED`, `CORRUPTION`, `INVALID_ARGUMENT`, `IO`, ...).
+ * `openSync` does (`LOCKED`, `CORRUPTION`, `INVALID_ARGUMENT`, `IO`, ...). `hooks.environment`:
+ * where files live (default Node's file system); `hooks.busy`: told when maintenance starts and
+ * ends (`../engine/maintenance.ts`).
  */
 export function openNodeServer(
   location: string,
   options: OpenOptions<KeyEncoding, ValueEncoding> | undefined,
+  hooks: { environment?: Environment; busy?: (busy: boolean) => void } = {},
 ): DatabaseServer {
   const checked = checkOpenOptions(options);
-  const db = openDatabaseSync(nodeEnvironment, location, {
+  const db = openDatabaseSync(hooks.environment ?? nodeEnvironment, location, {
     ...options,
     keyEncoding: "binary",
     valueEncoding: "binary",
@@ -41,6 +44,10 @@ export function openNodeServer(
         throw invalidArgument("debugLoseReplies is a test hook of browsers' tabs");
       },
     },
-    { autoMaintenance: checked.autoMaintenance, idleSeal: false },
+    {
+      autoMaintenance: checked.autoMaintenance,
+      idleSeal: false,
+      ...(hooks.busy === undefined ? {} : { busy: hooks.busy }),
+    },
   );
 }

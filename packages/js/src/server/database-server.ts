@@ -42,6 +42,8 @@ export interface ServerOptions {
   autoMaintenance: boolean;
   /** Seal a big memtable once requests pause (browsers: `maintenance.ts`, idle seal). */
   idleSeal: boolean;
+  /** Told when maintenance work starts (`true`) and when none is left (`false`). */
+  busy?: (busy: boolean) => void;
 }
 
 /**
@@ -100,6 +102,7 @@ export class DatabaseServer {
             run: (turn) => this.#queue.push(turn),
             ...(host.mayMaintain === undefined ? {} : { mayStep: () => host.mayMaintain?.() ?? true }),
             idleSeal: options.idleSeal,
+            ...(options.busy === undefined ? {} : { busy: options.busy }),
           },
         )
       : undefined;
