@@ -1,6 +1,6 @@
 /**
  * Iterators of the Promise API: entries stream from the server in packed batches
- * (`entry-batch.ts`), the next batch requested while the caller consumes the current one.
+ * (`../encoding/entry-batch.ts`), the next batch requested while the caller consumes the current one.
  *
  * @module
  */

@@ -56,7 +56,7 @@ const json: Codec<unknown> = {
   decode: (bytes) => JSON.parse(decoder.decode(bytes)) as unknown,
 };
 
-/** The codec of key encoding `name` (checked by `encodingNames` in `arguments.ts`). */
+/** The codec of key encoding `name` (checked by `encodingNames` in `../arguments/checks.ts`). */
 export function keyCodec(name: KeyEncoding): Codec<unknown> {
   switch (name) {
     case "utf8":
@@ -68,7 +68,7 @@ export function keyCodec(name: KeyEncoding): Codec<unknown> {
   }
 }
 
-/** The codec of value encoding `name` (checked by `encodingNames` in `arguments.ts`). */
+/** The codec of value encoding `name` (checked by `encodingNames` in `../arguments/checks.ts`). */
 export function valueCodec(name: ValueEncoding): Codec<unknown> {
   switch (name) {
     case "utf8":

@@ -1,7 +1,7 @@
 /**
  * Batch operations packed into one byte array for one call into the instance (layout:
  * `crates/wasm/src/database.rs`, `db_write`). Free of the instance, so browser pages pack
- * batches before they cross to the worker; `write-packed.ts` applies them.
+ * batches before they cross to the worker; `../engine/write-packed.ts` applies them.
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * An iterator inside the WebAssembly instance, fetched in packed batches (`entry-batch.ts`).
+ * An iterator inside the WebAssembly instance, fetched in packed batches (`../encoding/entry-batch.ts`).
  * The synchronous iterators decode its batches in place; the browser worker ships them to the
  * page as they are.
  *
@@ -50,7 +50,7 @@ export class NativeIterator {
   }
 
   /**
-   * The next batch of at most `want` entries, packed (`entry-batch.ts`). Once a batch says it is
+   * The next batch of at most `want` entries, packed (`../encoding/entry-batch.ts`). Once a batch says it is
    * the last, the native iterator is released and later calls return empty, exhausted batches.
    */
   fetch(want: number, mode: IterationMode): Uint8Array {

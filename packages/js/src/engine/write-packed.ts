@@ -1,5 +1,5 @@
 /**
- * Applying packed batch operations (`packed-ops.ts`) to a database in one call.
+ * Applying packed batch operations (`../encoding/packed-ops.ts`) to a database in one call.
  *
  * @module
  */

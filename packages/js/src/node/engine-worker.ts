@@ -11,7 +11,7 @@ import { parentPort, workerData } from "node:worker_threads";
 
 import type { Environment } from "../engine/sync-database.js";
 import type { DatabaseServer } from "../server/database-server.js";
-import { ClientResources } from "../server/executor.js";
+import { ClientResources } from "../server/client-resources.js";
 import { transferables } from "../transport/transferables.js";
 import { toWire } from "../transport/wire-error.js";
 import { nodeEnvironment } from "./environment.js";

@@ -90,7 +90,7 @@ export class AppliedWrites {
   }
 
   /**
-   * The packed operation (`packed-ops.ts`, engine keyspace numbers) that records write `id` of
+   * The packed operation (`../encoding/packed-ops.ts`, engine keyspace numbers) that records write `id` of
    * page `client` as applied; to commit in the same batch as that write.
    */
   recordOp(client: string, id: number): Uint8Array {

@@ -4,7 +4,7 @@
  * the life of its connection, whichever worker owns the database. Each owner keeps, per client,
  * the map from the client's numbers to its engine's own (which depend on the order in which
  * that owner's engine opened them). A new owner learns a client's keyspaces by name: the page
- * declares them in its first message to it (`protocol.ts`). So no takeover can make a handle
+ * declares them in its first message to it (`../transport/requests.ts`). So no takeover can make a handle
  * name another keyspace.
  *
  * @module
@@ -52,7 +52,7 @@ export class ClientKeyspaces {
   }
 
   /**
-   * Packed batch operations (`packed-ops.ts`) with the client's keyspace numbers replaced by the
+   * Packed batch operations (`../encoding/packed-ops.ts`) with the client's keyspace numbers replaced by the
    * engine's: the same bytes when nothing changes, else a copy. A number that is not open, an
    * unknown operation or truncated bytes are `INVALID_ARGUMENT` (nothing is written then).
    */

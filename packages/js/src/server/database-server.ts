@@ -14,7 +14,8 @@ import { sealMemtable, type SyncDatabaseImpl } from "../engine/sync-database.js"
 import type { Args, KeyspaceDeclaration, Op, Reply, RequestMessage } from "../transport/requests.js";
 import { toWire } from "../transport/wire-error.js";
 import { AppliedWrites } from "./applied-writes.js";
-import { Executor, WRITES, type ClientResources, type ServerServices } from "./executor.js";
+import type { ClientResources } from "./client-resources.js";
+import { Executor, WRITES, type ServerServices } from "./executor.js";
 import { JobQueue, type Job } from "./job-queue.js";
 import { MAINTENANCE_EVERY, MaintenanceScheduler } from "../engine/maintenance.js";
 import { WritePath, isRejection } from "./write-path.js";
@@ -31,7 +32,7 @@ export interface ServerHost extends Omit<ServerServices, "debugFailMergedWrite">
   prepare?(op: Op, args: Args<Op>): Promise<void> | undefined;
   /** Whether writes that arrived together may be committed as one batch now (default: yes). */
   canMerge?(): boolean;
-  /** Before each maintenance step: `false` pauses maintenance (see `maintenance.ts`). */
+  /** Before each maintenance step: `false` pauses maintenance (see `../engine/maintenance.ts`). */
   mayMaintain?(): boolean;
   /** After each message is answered. */
   afterMessage?(): void;
@@ -40,7 +41,7 @@ export interface ServerHost extends Omit<ServerServices, "debugFailMergedWrite">
 export interface ServerOptions {
   /** Run flush and compaction in turns between messages (the database's `autoMaintenance`). */
   autoMaintenance: boolean;
-  /** Seal a big memtable once requests pause (browsers: `maintenance.ts`, idle seal). */
+  /** Seal a big memtable once requests pause (browsers: `../engine/maintenance.ts`, idle seal). */
   idleSeal: boolean;
   /** Told when maintenance work starts (`true`) and when none is left (`false`). */
   busy?: (busy: boolean) => void;

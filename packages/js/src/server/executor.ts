@@ -1,8 +1,8 @@
 /**
- * The owner's side of the requests (`protocol.ts`): each one carried out on the open database,
- * with bytes for keys and values. Iterators, snapshots, transactions and keyspace numbers belong
- * to the client that opened them ({@link ClientResources}); the first three are released when
- * it leaves.
+ * The server's side of the requests (`../transport/requests.ts`): each one carried out on the
+ * open database (the synchronous API), with bytes for keys and values. Iterators, snapshots,
+ * transactions and keyspace numbers belong to the client that opened them
+ * (`client-resources.ts`).
  *
  * @module
  */
@@ -18,7 +18,7 @@ import type { SyncDatabaseImpl } from "../engine/sync-database.js";
 import type { SyncTransactionImpl } from "../engine/transaction.js";
 import { writePackedBytes } from "../engine/write-packed.js";
 import type { IteratorOptions, ReadOptions, Stats } from "../types.js";
-import { ClientKeyspaces } from "./client-keyspaces.js";
+import type { ClientResources, OpenTransaction } from "./client-resources.js";
 import type {
   Args,
   KeyspaceDeclaration,
@@ -32,43 +32,6 @@ const bytes = keyCodec("binary");
 
 /** The writes: {@link Executor.commitWrites} applies any run of them as one atomic batch. */
 export const WRITES: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write"]);
-
-/** A transaction, and the first failure of a write into it (its commit then fails with that). */
-interface OpenTransaction {
-  tx: SyncTransactionImpl;
-  failure: unknown;
-}
-
-/** What one client (a page) has open on the owner. */
-export class ClientResources {
-  /** Its keyspace numbers, bound to the engine's. */
-  readonly keyspaces = new ClientKeyspaces();
-  /** Tests only (`debugLoseReplies`): drop the replies to the client's next message. */
-  loseNextReplies = false;
-  readonly iterators = new Map<number, NativeIterator>();
-  readonly snapshots = new Map<number, SnapshotImpl>();
-  readonly transactions = new Map<number, OpenTransaction>();
-
-  constructor(
-    /** The client's id (`Connection.client`). */
-    readonly id: string,
-    /**
-     * Whether its writes are recorded as applied (`applied-writes.ts`): a page served from
-     * another tab, which may lose replies and send requests again to the next owner.
-     */
-    readonly tracked: boolean,
-  ) {}
-
-  /** Releases everything the client still has open. */
-  closeAll(): void {
-    for (const it of this.iterators.values()) it.close();
-    for (const { tx } of this.transactions.values()) tx.rollback();
-    for (const snapshot of this.snapshots.values()) snapshot.close();
-    this.iterators.clear();
-    this.transactions.clear();
-    this.snapshots.clear();
-  }
-}
 
 /** What the server's host provides beyond the database itself (browsers: their OPFS pool). */
 export interface ServerServices {

@@ -12,7 +12,8 @@
  */
 import { ShaleError } from "../errors.js";
 import type { AppliedWrites } from "./applied-writes.js";
-import { WRITES, type ClientResources, type Executor } from "./executor.js";
+import type { ClientResources } from "./client-resources.js";
+import { WRITES, type Executor } from "./executor.js";
 import type { Reply, RequestMessage } from "../transport/requests.js";
 import { toWire } from "../transport/wire-error.js";
 

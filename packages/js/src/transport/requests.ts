@@ -27,7 +27,7 @@ export interface WireRange {
 /**
  * Every request: its arguments and result. Ids of iterators, snapshots and transactions are the
  * owner's; keyspace numbers (`ks`) are the page's own, bound by `keyspace` (0 is the default
- * keyspace; `client-keyspaces.ts`).
+ * keyspace; `../server/client-keyspaces.ts`).
  */
 export interface Protocol {
   /** Opens (creating it if missing) keyspace `name` as this page's keyspace `number`. */
@@ -40,9 +40,9 @@ export interface Protocol {
   has: { args: [ks: number, key: Uint8Array, snapshot: number]; result: boolean };
   put: { args: [ks: number, key: Uint8Array, value: Uint8Array, sync: boolean]; result: void };
   delete: { args: [ks: number, key: Uint8Array, sync: boolean]; result: void };
-  /** Packed batch operations (`packed-ops.ts`), applied atomically. */
+  /** Packed batch operations (`../encoding/packed-ops.ts`), applied atomically. */
   write: { args: [ops: Uint8Array, sync: boolean]; result: void };
-  /** Opens an iterator and returns its first batch (`entry-batch.ts`) of up to `first` entries. */
+  /** Opens an iterator and returns its first batch (`../encoding/entry-batch.ts`) of up to `first` entries. */
   iterOpen: {
     args: [ks: number, range: WireRange, mode: IterationMode, first: number];
     result: [iterator: number, batch: Uint8Array];
@@ -84,7 +84,7 @@ export type Result<O extends Op> = Protocol[O]["result"];
 /**
  * One request: a number unique per client (increasing), the operation, its arguments, and
  * `1` if it was sent before to an owner that went away without answering it (a write then
- * runs only if no owner applied it yet: `applied-writes.ts`).
+ * runs only if no owner applied it yet: `../server/applied-writes.ts`).
  */
 export type RequestMessage<O extends Op = Op> = [id: number, op: O, args: Args<O>, resent?: 1];
 

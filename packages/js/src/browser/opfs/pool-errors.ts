@@ -10,7 +10,7 @@
  */
 import { slotNameBytes } from "./slot-header.js";
 
-/** An `Error` with the string `code` the Rust side maps (see `storage-host.ts`). */
+/** An `Error` with the string `code` the Rust side maps (see `../../engine/storage-host.ts`). */
 export interface PoolError extends Error {
   code: string;
 }

@@ -9,7 +9,7 @@
 import { ShaleError } from "../../errors.js";
 import type { FromWorker } from "../messages.js";
 
-/** A new dedicated worker running `worker.ts`. */
+/** A new dedicated worker running `../worker.ts`. */
 export function spawnWorker(): Worker {
   return new Worker(new URL("../worker.js", import.meta.url), { type: "module", name: "shaledb" });
 }

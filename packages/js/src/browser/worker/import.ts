@@ -2,7 +2,7 @@
  * `importDatabase` inside a worker: a tar archive of a database directory (from `export()`, or
  * `tar -cf` of a directory written natively or by Node) becomes database `name` in OPFS.
  *
- * Crash-safe and all-or-nothing (`live-pool.ts`): the files are written aside, into a new slot
+ * Crash-safe and all-or-nothing (`../opfs/live-pool.ts`): the files are written aside, into a new slot
  * pool of the database's directory, then every block of every file is verified
  * (`verifyStorage`, the core's `shaledb::verify`) and the database opened once there; only
  * then does one atomic step (the `POOL` marker) make the new pool live, and the old one is

@@ -10,7 +10,7 @@ import { debugPanic } from "../../engine/module-functions.js";
 import { onPanic } from "../../engine/instance.js";
 import { openDatabaseSync, type Environment, type SyncDatabaseImpl } from "../../engine/sync-database.js";
 import { DatabaseServer } from "../../server/database-server.js";
-import { ClientResources } from "../../server/executor.js";
+import { ClientResources } from "../../server/client-resources.js";
 import { IDLE_SEAL_BYTES } from "../../engine/maintenance.js";
 import type { KeyspaceDeclaration, Reply, RequestMessage } from "../../transport/requests.js";
 import { transferables } from "../../transport/transferables.js";

@@ -37,7 +37,7 @@ const CREATES_FILES: ReadonlySet<Op> = new Set<Op>([
 /** A maintenance budget above this may rewrite the whole tree: reserve a slot per file first. */
 const LARGE_BUDGET = 64 << 20;
 
-/** Opens the live slot pool of database directory `dir` (`live-pool.ts`), with `SLOTS_KEPT` free. */
+/** Opens the live slot pool of database directory `dir` (`../opfs/live-pool.ts`), with `SLOTS_KEPT` free. */
 export function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
   return openLivePool(dir, { minFree: SLOTS_KEPT });
 }

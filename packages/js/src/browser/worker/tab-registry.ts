@@ -8,7 +8,7 @@
  * @module
  */
 import { ShaleError } from "../../errors.js";
-import { ClientResources } from "../../server/executor.js";
+import { ClientResources } from "../../server/client-resources.js";
 import type { DatabaseServer } from "../../server/database-server.js";
 import { toWire } from "../../transport/wire-error.js";
 import { whenReleased } from "../locks.js";
