@@ -363,12 +363,11 @@ impl GroupCommit {
         if target.gate.durable() < target.end {
             self.commit_delay(&target.gate);
         }
-        let before = target.gate.syncs();
-        let r = target.gate.sync(target.end);
-        if target.gate.syncs() > before {
+        let ran = target.gate.sync_reporting(target.end)?;
+        if ran {
             self.syncs.fetch_add(1, Ordering::Relaxed);
         }
-        r
+        Ok(())
     }
 
     /// Appends and applies one group (no state lock held); returns where the WAL must be

@@ -78,6 +78,12 @@ impl SyncGate {
     /// the file, covering everything written by then. Fails if this or any earlier sync of the
     /// file failed.
     pub fn sync(&self, end: u64) -> Result<()> {
+        self.sync_reporting(end).map(|_| ())
+    }
+
+    /// [`Self::sync`], telling whether this call ran the file's sync itself (`true`) or was
+    /// covered by another one (`false`): what a caller counting syncs counts.
+    pub fn sync_reporting(&self, end: u64) -> Result<bool> {
         let mut st = self.lock();
         loop {
             if let Some(e) = &st.failed {
@@ -87,7 +93,7 @@ impl SyncGate {
                 ));
             }
             if st.durable >= end {
-                return Ok(());
+                return Ok(false);
             }
             if !st.syncing {
                 break;
@@ -109,7 +115,7 @@ impl SyncGate {
         }
         drop(st);
         self.done.notify_all();
-        result
+        result.map(|()| true)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
@@ -152,5 +158,28 @@ mod tests {
         assert_eq!(gate.durable(), 3);
         gate.sync(3).unwrap();
         assert_eq!(gate.syncs(), 1, "the second call was covered");
+    }
+
+    /// Regression: group commit counted a sync for every caller that saw the gate's counter move
+    /// during its call, so two writers covered by one sync counted two (flaky
+    /// `concurrent_synced_writers_share_syncs...`). Only the caller that ran the sync counts it.
+    #[test]
+    fn only_the_caller_that_ran_a_sync_is_told_it_ran_it() {
+        let s = MemoryStorage::new();
+        let f = s.open("wal", OpenMode::CreateNew).unwrap();
+        let gate = Arc::new(SyncGate::new(f.clone(), 0));
+        f.write_at(0, b"abc").unwrap();
+        gate.written_to(3);
+        let ran: usize = (0..8)
+            .map(|_| {
+                let gate = Arc::clone(&gate);
+                std::thread::spawn(move || gate.sync_reporting(3).unwrap())
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| usize::from(h.join().unwrap()))
+            .sum();
+        assert_eq!(ran as u64, gate.syncs());
+        assert_eq!(ran, 1, "one sync covered all eight callers");
     }
 }
