@@ -35,6 +35,7 @@
 export const ENGINES = {
   shaledb: "./shaledb.mjs",
   "shaledb-promise": "./shaledb-promise.mjs",
+  "shaledb-promise-caller": "./shaledb-promise-caller.mjs",
   "classic-level": "./classic-level.mjs",
   lmdb: "./lmdb.mjs",
   "better-sqlite3": "./better-sqlite3.mjs",

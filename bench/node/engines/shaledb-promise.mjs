@@ -1,13 +1,17 @@
 // ShaleDB through its Promise API (`open`, packages/js/src/types.ts: the API browsers get too),
-// every call awaited one at a time, as classic-level's Promise API is.
+// every call awaited one at a time, as classic-level's Promise API is. `engineThread` is the open
+// option: "own" (the default: the engine in a worker thread) or "caller" (in this thread).
 const SYNC = { sync: true };
 
-/** @returns {import("./index.mjs").Adapter} */
-export function createAdapter() {
+/**
+ * @param {"own" | "caller"} [engineThread]
+ * @returns {import("./index.mjs").Adapter}
+ */
+export function createAdapter(engineThread = "own") {
   /** @type {any} */
   let db;
   return {
-    name: "shaledb-promise",
+    name: engineThread === "own" ? "shaledb-promise" : "shaledb-promise-caller",
     async: { put: true, batch: true, get: true, scan: true, sync: true },
     async open(dir, { cacheBytes, memtableBytes }) {
       const shaledb = await import("shaledb");
@@ -18,6 +22,7 @@ export function createAdapter() {
         memtableSize: memtableBytes,
         compression: true,
         bloomBitsPerKey: 10,
+        engineThread,
       });
     },
     putSingle(key, value) {

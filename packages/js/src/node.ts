@@ -13,6 +13,8 @@ import { checkOpenOptions } from "./arguments/open-options.js";
 import { openDatabaseSync } from "./engine/sync-database.js";
 import { nodeEnvironment } from "./node/environment.js";
 import { useNodeLoader } from "./node/load-wasm.js";
+import { InThreadTransport } from "./node/in-thread-transport.js";
+import { openNodeServer } from "./node/node-server.js";
 import { WorkerTransport } from "./node/worker-transport.js";
 import type {
   Database,
@@ -50,7 +52,8 @@ export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncodi
 
 /**
  * Opens the database in directory `location` with the Promise API, the same as in browsers: the
- * engine runs in a worker thread, so no call holds up the event loop. Errors as
+ * engine runs in a worker thread, so no call holds up the event loop (or, with
+ * `engineThread: "caller"`, in this thread: see {@link OpenOptions.engineThread}). Errors as
  * {@link openSync}, as a rejected promise.
  */
 export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
@@ -60,7 +63,10 @@ export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding =
   return settle(async () => {
     pathArgument(location, "the location");
     const checked = checkOpenOptions(options);
-    const transport = await WorkerTransport.open(resolve(location), options);
+    const transport =
+      checked.engineThread === "caller"
+        ? new InThreadTransport(openNodeServer(resolve(location), options))
+        : await WorkerTransport.open(resolve(location), options);
     return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<
       KeyOf<KE>,
       ValueOf<VE>

@@ -69,3 +69,57 @@ describe("a process that never closes its Promise-API database", () => {
     db.close();
   });
 });
+
+describe('engineThread: "caller" runs the Promise API\'s engine in the calling thread', () => {
+  /** One sequence of calls covering writes, reads, ranges, keyspaces and a transaction. */
+  async function exercise(engineThread: "own" | "caller"): Promise<unknown[]> {
+    const db = await open(tempDir(`thread-${engineThread}`), { engineThread, valueEncoding: "json" });
+    const seen: unknown[] = [];
+    await db.put("a", { n: 1 });
+    await db.batch([
+      { type: "put", key: "b", value: [2] },
+      { type: "put", key: "c", value: "three" },
+      { type: "delete", key: "a" },
+    ]);
+    seen.push(await db.get("a"), await db.get("b"), await db.getMany(["b", "c", "d"]));
+    seen.push(await db.keys({ gte: "b" }).all(), await db.count());
+    const ks = await db.keyspace("events", { valueEncoding: "utf8" });
+    await ks.put("e1", "signup");
+    seen.push(await ks.get("e1"), await db.get("e1"));
+    await db.transact(async (tx) => {
+      tx.put("d", (((await tx.get("b")) as number[] | undefined) ?? []).length);
+    });
+    seen.push(await db.get("d"));
+    await db.flush();
+    await db.compact();
+    seen.push(await db.values().all());
+    await db.close();
+    return seen;
+  }
+
+  it("gives the same results as the engine in its own thread", async () => {
+    expect(await exercise("caller")).toEqual(await exercise("own"));
+  });
+
+  it("refuses any other value with INVALID_ARGUMENT", async () => {
+    for (const engineThread of ["main", 1, null]) {
+      await expect(
+        open(tempDir("thread-bad"), { engineThread } as unknown as Parameters<typeof open>[1]),
+      ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    }
+  });
+
+  it("a process that never closes such a database leaves no LOCK behind either", () => {
+    const dir = join(tempDir("thread-leave-caller"), "db");
+    const child = spawnSync(process.execPath, [fixture("open-and-leave.mjs"), dir, "caller"], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expect(child.stderr).toBe("");
+    expect(child.status).toBe(0);
+    expect(existsSync(join(dir, "LOCK"))).toBe(false);
+    const db = openSync(dir);
+    expect(db.get("left")).toBe("without close");
+    db.close();
+  });
+});

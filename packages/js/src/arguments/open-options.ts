@@ -22,6 +22,8 @@ export interface CheckedOpenOptions {
   compression: boolean;
   bloomBitsPerKey: number;
   autoMaintenance: boolean;
+  /** Where Node's Promise API runs the engine. */
+  engineThread: "own" | "caller";
 }
 
 /** Checks `options` (wrong types and values are `INVALID_ARGUMENT`) and fills in defaults. */
@@ -40,10 +42,22 @@ export function checkOpenOptions(
     compression: option(o, "compression", "boolean", true),
     bloomBitsPerKey: option(o, "bloomBitsPerKey", "number", 10),
     autoMaintenance: option(o, "autoMaintenance", "boolean", true),
+    engineThread: engineThreadOption(o["engineThread"]),
   };
   const bits = checked.bloomBitsPerKey;
   if (!Number.isInteger(bits) || bits < 0 || bits > 64) {
     throw invalidArgument(`options.bloomBitsPerKey must be an integer from 0 to 64`);
   }
   return checked;
+}
+
+/** `options.engineThread`: `"own"` (the default) or `"caller"`. */
+function engineThreadOption(value: unknown): "own" | "caller" {
+  if (value === undefined) {
+    return "own";
+  }
+  if (value === "own" || value === "caller") {
+    return value;
+  }
+  throw invalidArgument(`options.engineThread must be "own" or "caller", not ${String(value)}`);
 }

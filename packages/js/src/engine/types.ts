@@ -63,6 +63,16 @@ export interface OpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEn
    * bounded step inline when the debt grows past its bound.
    */
   autoMaintenance?: boolean;
+  /**
+   * Node's Promise API (`open`): where the engine runs. `"own"` (the default): in a worker
+   * thread of its own, so no call holds up the event loop (flush, compaction and `compact()`
+   * included), at the cost of a thread hop per awaited call (requests made in one turn travel
+   * together). `"caller"`: in the calling thread, with no hop — fastest for awaited single calls
+   * (scripts, bulk loads) — but maintenance steps and their fsyncs then run on the event loop.
+   * Ignored by `openSync` (always the calling thread) and in browsers (always the database's
+   * worker).
+   */
+  engineThread?: "own" | "caller";
 }
 
 /** Options of one write. */
