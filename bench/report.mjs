@@ -90,6 +90,47 @@ for (const [suite, map] of [...suites].sort()) {
     writeFileSync(join(dir, `${suite}.svg`), chart(suite, ratios));
     out.push(`![${suite} ratios](${suite}.svg)`, "");
   }
+  renderTargets(suite, map);
+}
+
+// The performance issue's targets for the native suites, each checked on figures of one run.
+// `ratio(c, metric, a, b)`: a's figure over b's, oriented so that > 1 means a is better.
+function renderTargets(suite, map) {
+  const get = (c, metric, e) => map.get(`${c}\u0000${metric}\u0000${e}`);
+  const ratio = (c, metric, a, b) => {
+    const x = get(c, metric, a);
+    const y = get(c, metric, b);
+    if (!x || !y || x.run !== y.run || !x.value || !y.value) return undefined;
+    return higherIsBetter(metric) ? x.value / y.value : y.value / x.value;
+  };
+  /** shaledb's figure against `peer`'s, needing at least `min`. */
+  const atLeast = (c, metric, peer, min) => () => {
+    const r = ratio(c, metric, "shaledb", peer);
+    return r === undefined ? "not measured" : `${r >= min ? "met" : "missed"}: ${r.toFixed(2)}x`;
+  };
+  /** shaledb's time per op (`metric`) against the OS's bare `osCase`: within `factor`. */
+  const within = (c, metric, osCase, factor) => () => {
+    const ours = get(c, metric, "shaledb");
+    const os = get(osCase, metric, "os");
+    if (!ours || !os || ours.run !== os.run || !os.value) return "not measured";
+    const r = ours.value / os.value;
+    return `${r <= factor ? "met" : "missed"}: ${r.toFixed(2)}x the bare fdatasync (${fmt(ours.value)} vs ${fmt(os.value)} ${metric})`;
+  };
+  const targets = {
+    recordio: [
+      ["uncompressed 1 KiB record writes ≥ 1.3x go-sstables", atLeast("write/none/1KiB", "MB/s", "go-sstables", 1.3)],
+      ["uncompressed 1 MB record writes ≥ 1.0x go-sstables", atLeast("write/none/1MB", "MB/s", "go-sstables", 1)],
+      ["synced 1 KiB writes within 1.1x of a bare fdatasync", within("write/sync/1KiB", "us/op", "fdatasync/1KiB", 1.1)],
+    ],
+    db: [
+      ...["fillseq", "fillrandom", "overwrite", "mixed/50-50/1000keys"].map((c) => [`${c} ≥ fjall`, atLeast(c, "ops/s", "fjall", 1)]),
+      ["synced put ≤ fjall's time", atLeast("put/sync/100B", "us/op", "fjall", 1)],
+      ["synced put within 1.1x of a bare fdatasync", within("put/sync/100B", "us/op", "fdatasync/100B", 1.1)],
+      ...["readrandom", "readseq"].flatMap((c) => ["fjall", "rocksdb"].map((p) => [`${c} ahead of ${p}`, atLeast(c, "ops/s", p, 1)])),
+    ],
+  }[suite];
+  if (!targets) return;
+  out.push("Targets (same run):", "", "| target | result |", "|---|---|", ...targets.map(([name, check]) => `| ${name} | ${check()} |`), "");
 }
 // What the Node and browser suites' renderings share: the figures of one suite (the latest of
 // each), its engines in `engineOrder` (then by name), cases ranked by `opOrder` (an op matches an
