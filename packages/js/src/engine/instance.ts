@@ -105,11 +105,16 @@ export function call<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    throw translate(error);
+    throw translateError(error);
   }
 }
 
-function translate(error: unknown): unknown {
+/**
+ * What {@link call} throws for `error`, thrown by a call into the instance. For hot paths that
+ * call the instance directly (no closure) after checking their handle, which implies a ready
+ * instance.
+ */
+export function translateError(error: unknown): unknown {
   if (error instanceof WebAssembly.RuntimeError) {
     let message = error.message;
     try {

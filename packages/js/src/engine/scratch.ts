@@ -1,11 +1,20 @@
 /**
  * The JavaScript side of the scratch buffer (`crates/wasm/src/scratch.rs`): keys and values of
- * get, put and delete are written straight into WebAssembly memory, and a value read is copied
- * out once, with no allocation inside the instance per call.
+ * get, put and delete are written straight into WebAssembly memory, and a value read is decoded
+ * from there (copied out once only when its codec keeps the bytes, as `"binary"` does), with no
+ * allocation inside the instance per call.
+ *
+ * The hot paths avoid what costs more than the work itself for small keys and values: reading
+ * `WebAssembly.Memory#buffer` (a call into the engine) on every call, and `TypedArray#set` (a
+ * runtime call) for a few bytes.
  *
  * @module
  */
+import type { Codec } from "../encoding/codec.js";
 import { currentGeneration, wasm } from "./instance.js";
+
+/** Up to this many bytes are copied by a loop; more by `TypedArray#set`. */
+const LOOP_COPY_MAX = 64;
 
 let memory: WebAssembly.Memory | undefined;
 let view = new Uint8Array(0);
@@ -20,37 +29,67 @@ export function setMemory(m: WebAssembly.Memory): void {
   generation = -1;
 }
 
-/** A view of the whole memory (renewed when the memory has grown). */
-function bytes(): Uint8Array {
-  if (memory !== undefined && view.buffer !== memory.buffer) {
+/**
+ * A view of the whole memory. When the memory grows, its old buffer is detached (its length
+ * becomes 0): only then is the view renewed.
+ */
+export function memoryBytes(): Uint8Array {
+  if (view.byteLength === 0 && memory !== undefined) {
     view = new Uint8Array(memory.buffer);
   }
   return view;
 }
 
-/** Writes `a` (and `b` right after it) into the scratch buffer. Call inside `call()`. */
-export function writeScratch(a: Uint8Array, b?: Uint8Array): void {
-  const need = a.length + (b?.length ?? 0);
-  if (generation !== currentGeneration() || need > capacity) {
-    address = wasm.scratchReserve(Math.max(need, 1024));
-    capacity = Math.max(need, 1024);
-    generation = currentGeneration();
+/** Copies `src` into `mem` at `at`. */
+export function copyInto(mem: Uint8Array, src: Uint8Array, at: number): void {
+  const n = src.length;
+  if (n > LOOP_COPY_MAX) {
+    mem.set(src, at);
+    return;
   }
-  const mem = bytes();
-  mem.set(a, address);
-  if (b !== undefined) {
-    mem.set(b, address + a.length);
+  for (let i = 0; i < n; i++) {
+    mem[at + i] = src[i] as number;
   }
 }
 
-/** Copies out the value a `...Scratch` read returned at `valueAddress` (not 0). */
-export function readOutput(valueAddress: number): Uint8Array {
-  const mem = bytes();
-  const length =
+/** Writes `a` (and `b` right after it) into the scratch buffer. Call inside `call()`. */
+export function writeScratch(a: Uint8Array, b?: Uint8Array): void {
+  const need = a.length + (b === undefined ? 0 : b.length);
+  if (generation !== currentGeneration() || need > capacity) {
+    capacity = Math.max(need, 1024);
+    address = wasm.scratchReserve(capacity);
+    generation = currentGeneration();
+  }
+  const mem = memoryBytes();
+  copyInto(mem, a, address);
+  if (b !== undefined) {
+    copyInto(mem, b, address + a.length);
+  }
+}
+
+/** The length a `...Scratch` read left in the scratch buffer's first 4 bytes. */
+function outputLength(mem: Uint8Array): number {
+  return (
     ((mem[address] as number) |
       ((mem[address + 1] as number) << 8) |
       ((mem[address + 2] as number) << 16) |
       ((mem[address + 3] as number) << 24)) >>>
-    0;
-  return mem.slice(valueAddress, valueAddress + length);
+    0
+  );
+}
+
+/** Copies out the value a `...Scratch` read returned at `valueAddress` (not 0). */
+export function readOutput(valueAddress: number): Uint8Array {
+  const mem = memoryBytes();
+  return mem.slice(valueAddress, valueAddress + outputLength(mem));
+}
+
+/**
+ * Decodes with `codec` the value a `...Scratch` read returned at `valueAddress` (not 0): from
+ * WebAssembly memory itself when the codec keeps no reference to it, else from a copy.
+ */
+export function decodeOutput(valueAddress: number, codec: Codec<unknown>): unknown {
+  const mem = memoryBytes();
+  const end = valueAddress + outputLength(mem);
+  return codec.decode(codec.transient ? mem.subarray(valueAddress, end) : mem.slice(valueAddress, end));
 }
