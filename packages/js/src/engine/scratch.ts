@@ -67,8 +67,19 @@ export function writeScratch(a: Uint8Array, b?: Uint8Array): void {
   }
 }
 
-/** The length a `...Scratch` read left in the scratch buffer's first 4 bytes. */
-function outputLength(mem: Uint8Array): number {
+/**
+ * The length a call that returns output by address left in the scratch buffer's first 4 bytes.
+ * A call may come first in a fresh instance (an iterator's batch before any get): then the
+ * buffer's address is asked for now, with no growth (the instance starts it at 1,024 bytes), so
+ * what the call left there stays.
+ */
+function outputLength(): number {
+  if (generation !== currentGeneration()) {
+    capacity = 1024;
+    address = wasm.scratchReserve(capacity);
+    generation = currentGeneration();
+  }
+  const mem = memoryBytes();
   return (
     ((mem[address] as number) |
       ((mem[address + 1] as number) << 8) |
@@ -78,10 +89,10 @@ function outputLength(mem: Uint8Array): number {
   );
 }
 
-/** Copies out the value a `...Scratch` read returned at `valueAddress` (not 0). */
+/** Copies out the output (a value, an iterator's batch) a call returned at `valueAddress` (not 0). */
 export function readOutput(valueAddress: number): Uint8Array {
-  const mem = memoryBytes();
-  return mem.slice(valueAddress, valueAddress + outputLength(mem));
+  const length = outputLength();
+  return memoryBytes().slice(valueAddress, valueAddress + length);
 }
 
 /**
@@ -89,7 +100,7 @@ export function readOutput(valueAddress: number): Uint8Array {
  * WebAssembly memory itself when the codec keeps no reference to it, else from a copy.
  */
 export function decodeOutput(valueAddress: number, codec: Codec<unknown>): unknown {
+  const end = valueAddress + outputLength();
   const mem = memoryBytes();
-  const end = valueAddress + outputLength(mem);
   return codec.decode(codec.transient ? mem.subarray(valueAddress, end) : mem.slice(valueAddress, end));
 }
