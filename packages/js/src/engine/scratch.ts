@@ -16,16 +16,41 @@ import { currentGeneration, wasm } from "./instance.js";
 /** Up to this many bytes are copied by a loop; more by `TypedArray#set`. */
 const LOOP_COPY_MAX = 64;
 
+/**
+ * Binary values up to this size are copied into a shared slab (as Node's `Buffer` pool does),
+ * larger ones into a buffer of their own: a fresh `ArrayBuffer` per small value costs more than
+ * the rest of a get (an allocation outside the JS heap, then its sweeping).
+ */
+const SLAB_VALUE_MAX = 1024;
+const SLAB_SIZE = 8192;
+
 let memory: WebAssembly.Memory | undefined;
 let view = new Uint8Array(0);
 let address = 0;
 let capacity = 0;
 let generation = -1;
+/** The slab small binary values are copied into, and how much of it is used. */
+let slab = new Uint8Array(0);
+let slabUsed = 0;
 
 /** Records the memory of a freshly instantiated module. */
 export function setMemory(m: WebAssembly.Memory): void {
   memory = m;
   view = new Uint8Array(m.buffer);
+  generation = -1;
+}
+
+/** The instance's memory size in bytes (0 before the first instance). */
+export function memorySize(): number {
+  return memory === undefined ? 0 : memory.buffer.byteLength;
+}
+
+/** Forgets the memory of an instance let go of (so that it can be freed). */
+export function forgetMemory(): void {
+  memory = undefined;
+  view = new Uint8Array(0);
+  slab = new Uint8Array(0);
+  slabUsed = 0;
   generation = -1;
 }
 
@@ -89,6 +114,26 @@ function outputLength(): number {
   );
 }
 
+/**
+ * A copy of `length` bytes of `mem` from `start` that the caller owns. Small ones are views of
+ * a shared slab: their bytes are theirs alone, their `buffer` is not (as with iterator entries
+ * and Node's pooled `Buffer`s).
+ */
+function copyValue(mem: Uint8Array, start: number, length: number): Uint8Array {
+  if (length > SLAB_VALUE_MAX) {
+    return mem.slice(start, start + length);
+  }
+  if (slabUsed + length > slab.length) {
+    slab = new Uint8Array(SLAB_SIZE);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + length);
+  out.set(mem.subarray(start, start + length));
+  // Eight-byte aligned, so a caller's DataView or Float64Array over a value stays aligned.
+  slabUsed += (length + 7) & ~7;
+  return out;
+}
+
 /** Copies out the output (a value, an iterator's batch) a call returned at `valueAddress` (not 0). */
 export function readOutput(valueAddress: number): Uint8Array {
   const length = outputLength();
@@ -100,7 +145,9 @@ export function readOutput(valueAddress: number): Uint8Array {
  * WebAssembly memory itself when the codec keeps no reference to it, else from a copy.
  */
 export function decodeOutput(valueAddress: number, codec: Codec<unknown>): unknown {
-  const end = valueAddress + outputLength();
+  const length = outputLength();
   const mem = memoryBytes();
-  return codec.decode(codec.transient ? mem.subarray(valueAddress, end) : mem.slice(valueAddress, end));
+  return codec.decode(
+    codec.transient ? mem.subarray(valueAddress, valueAddress + length) : copyValue(mem, valueAddress, length),
+  );
 }
