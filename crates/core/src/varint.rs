@@ -40,7 +40,7 @@ pub enum VarintError {
 /// `binary.Uvarint`: at most 10 bytes, the 10th at most 1.
 ///
 /// The one-byte case is inlined into every caller (in WebAssembly a call is not free, and block
-/// lengths are one byte); longer varints (sequence numbers) take [`get_uvarint_long`].
+/// lengths are one byte); longer varints (sequence numbers) take an out-of-line path.
 #[inline(always)]
 pub fn get_uvarint(b: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
     match b.get(*pos) {
