@@ -173,6 +173,46 @@ function suiteView(map, engineOrder, opOrder, metricOrder) {
   return { rows, hosts, runs, engines, peers, opRank, sizeOf, opOf, sizes, get, ratio, casesOf, tableHead };
 }
 
+// The guard of the synchronous API's random get (the boundary issue): its µs per get beside
+// native ShaleDB's and the synchronous peers' of the same run, flagged when it falls behind
+// any peer or below 0.8x native speed, so a regression of the hottest call shows in the report.
+// Measured on a quiet machine: 2.3–2.75 µs native, 4.2–4.4 µs classic-level getSync, 2.4–2.5 µs
+// lmdb, 7.4–7.6 µs better-sqlite3, 8.1–11.5 µs ShaleDB before the boundary work.
+function syncGetGuard(sizes, get) {
+  const peers = ["shaledb-native", "classic-level", "lmdb", "better-sqlite3"];
+  const rowsOut = [];
+  for (const size of sizes) {
+    const c = `get/random/${size}`;
+    const ours = get(c, "us/op", "shaledb");
+    if (!ours) continue;
+    const same = (e) => {
+      const r = get(c, "us/op", e);
+      return r && r.run === ours.run ? r.value : undefined;
+    };
+    const cells = peers.map((e) => (same(e) === undefined ? "" : fmt(same(e))));
+    const problems = [];
+    const native = same("shaledb-native");
+    if (native !== undefined && ours.value > native / 0.8) {
+      problems.push(`${(native / ours.value).toFixed(2)}x native (< 0.8x)`);
+    }
+    for (const e of peers.slice(1)) {
+      const theirs = same(e);
+      if (theirs !== undefined && ours.value > theirs) problems.push(`behind ${e}`);
+    }
+    rowsOut.push(`| ${size} | ${fmt(ours.value)} | ${cells.join(" | ")} | ${problems.length ? `**FLAG**: ${problems.join(", ")}` : "ok"} |`);
+  }
+  if (!rowsOut.length) return [];
+  return [
+    "Guard: the synchronous API's random get, µs per get (lower is better; same run). Flagged when",
+    "ShaleDB is below 0.8x native speed or behind a synchronous peer (classic-level's getSync,",
+    "lmdb, better-sqlite3). Before the boundary work (a quiet machine): ShaleDB 8.1–11.5 µs, native",
+    "2.3–2.75, classic-level 4.2–4.4, lmdb 2.4–2.5, better-sqlite3 7.4–7.6.", "",
+    `| size | shaledb | ${peers.join(" | ")} | verdict |`,
+    `|---|---:|${peers.map(() => "---:").join("|")}|---|`,
+    ...rowsOut, "",
+  ];
+}
+
 // The Node.js suite (bench/node, bench/run-node.sh): one table per value size with every engine
 // side by side, ShaleDB's ratio to each (same run only), the targets, and one chart per size.
 function renderNode(map) {
@@ -215,10 +255,17 @@ function renderNode(map) {
 
   // Targets of the Node.js suite's issue: faster than classic-level on every workload; random
   // gets at least 0.5x lmdb's synchronous gets; every workload within 2x of native Rust.
+  // The boundary issue's: every workload ≥ 0.8x native; random gets ahead of classic-level's
+  // getSync, lmdb and better-sqlite3; batches ≥ 1.2x classic-level.
   const targets = [
     { name: "faster than classic-level on every workload", peer: "classic-level", min: 1, ops: null },
     { name: "random gets ≥ 0.5x lmdb's synchronous gets", peer: "lmdb", min: 0.5, ops: ["get/random"] },
     { name: "every workload within 2x of native Rust (≥ 0.5x shaledb-native)", peer: "shaledb-native", min: 0.5, ops: null },
+    { name: "every workload ≥ 0.8x native Rust (shaledb-native)", peer: "shaledb-native", min: 0.8, ops: null },
+    { name: "random gets ahead of classic-level (getSync)", peer: "classic-level", min: 1, ops: ["get/random"] },
+    { name: "random gets ahead of lmdb", peer: "lmdb", min: 1, ops: ["get/random"] },
+    { name: "random gets ahead of better-sqlite3", peer: "better-sqlite3", min: 1, ops: ["get/random"] },
+    { name: "batches of 100 and 1,000 ≥ 1.2x classic-level", peer: "classic-level", min: 1.2, ops: ["put/batch100", "put/batch1000"] },
   ];
   const lines = [];
   for (const t of targets) {
@@ -239,6 +286,7 @@ function renderNode(map) {
   }
   out.push("Targets (ShaleDB's ratios above, same run):", "",
     `| target | ${sizes.join(" | ")} |`, `|---|${sizes.map(() => "---").join("|")}|`, ...lines, "");
+  out.push(...syncGetGuard(sizes, get));
 
   // The Promise API against classic-level's (both awaited one call at a time), and the event
   // loop's delay while they write and compact: the targets of the one-API issue.

@@ -32,6 +32,10 @@ wasm-bindgen --target web --out-dir "$out" \
 glue="$out/shaledb_wasm.js"
 grep -q '^let wasmModule, wasmInstance, wasm;$' "$glue" ||
   die "wasm-bindgen glue changed: $glue no longer declares 'let wasmModule, wasmInstance, wasm;'"
+for cache in cachedDataViewMemory0 cachedFloat64ArrayMemory0 cachedUint8ArrayMemory0; do
+  grep -q "^let $cache = null;\$" "$glue" ||
+    die "wasm-bindgen glue changed: $glue no longer declares 'let $cache = null;'"
+done
 # The glue's fallback URL (the .wasm beside the glue) is never used: ShaleDB always passes the
 # module (Node) or its URL (browsers). Left in, bundlers would try to resolve it from wherever the
 # glue was bundled into (the worker, dist/browser/worker.js) and warn that it is missing.
@@ -48,6 +52,10 @@ export function forgetInstance() {
     wasm = undefined;
     wasmModule = undefined;
     wasmInstance = undefined;
+    // Views of the old memory would keep it alive (ShaleDB lets an idle instance go to free it).
+    cachedDataViewMemory0 = null;
+    cachedFloat64ArrayMemory0 = null;
+    cachedUint8ArrayMemory0 = null;
 }
 JS
 cat >>"$out/shaledb_wasm.d.ts" <<'TS'

@@ -38,17 +38,48 @@ pub enum VarintError {
 
 /// Decodes a uvarint from `b` at `*pos`, advancing `*pos`. Same acceptance as Go's
 /// `binary.Uvarint`: at most 10 bytes, the 10th at most 1.
-#[inline]
+///
+/// The one-byte case is inlined into every caller (in WebAssembly a call is not free, and block
+/// lengths are one byte); longer varints (sequence numbers) take an out-of-line path.
+#[inline(always)]
 pub fn get_uvarint(b: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
-    // Fast path: most varints in blocks and headers are one byte.
     match b.get(*pos) {
         Some(&byte) if byte < 0x80 => {
             *pos += 1;
-            return Ok(u64::from(byte));
+            Ok(u64::from(byte))
         }
-        None => return Err(VarintError::Incomplete),
-        Some(_) => {}
+        None => Err(VarintError::Incomplete),
+        Some(_) => get_uvarint_long(b, pos),
     }
+}
+
+/// [`get_uvarint`] of a varint of two bytes or more. With 10 bytes left it decodes from a
+/// fixed-size window (no bounds check per byte); near the end of `b`, byte by byte.
+#[inline(never)]
+fn get_uvarint_long(b: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+    let window: Option<&[u8; 10]> = pos
+        .checked_add(10)
+        .and_then(|end| b.get(*pos..end))
+        .and_then(|w| w.try_into().ok());
+    let Some(window) = window else {
+        return get_uvarint_tail(b, pos);
+    };
+    let mut x = 0u64;
+    for (i, &byte) in window.iter().enumerate() {
+        if byte < 0x80 {
+            if i == 9 && byte > 1 {
+                return Err(VarintError::Overflow);
+            }
+            *pos += i + 1;
+            return Ok(x | (u64::from(byte) << (7 * i)));
+        }
+        x |= u64::from(byte & 0x7f) << (7 * i);
+    }
+    Err(VarintError::Overflow)
+}
+
+/// [`get_uvarint`] within the last 10 bytes of `b`.
+fn get_uvarint_tail(b: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
     let mut x = 0u64;
     let mut shift = 0u32;
     for i in 0..10usize {
@@ -112,5 +143,32 @@ mod tests {
         put_uvarint_vec(&mut vec, u64::MAX);
         assert_eq!(vec.len(), 10);
         assert_eq!(get_uvarint(&vec, &mut 0), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn multi_byte_varints_decode_alike_with_and_without_ten_bytes_after_them() {
+        for v in [
+            128u64,
+            300,
+            0x130691,
+            u64::from(u32::MAX),
+            1 << 56,
+            u64::MAX,
+        ] {
+            let mut padded = Vec::new();
+            put_uvarint_vec(&mut padded, v);
+            let n = padded.len();
+            padded.extend_from_slice(&[0xff; 12]);
+            let mut pos = 0;
+            assert_eq!(get_uvarint(&padded, &mut pos), Ok(v));
+            assert_eq!(pos, n);
+            let mut pos = 0;
+            assert_eq!(get_uvarint(&padded[..n], &mut pos), Ok(v));
+            assert_eq!(pos, n);
+        }
+        let mut overflow = [0xffu8; 20];
+        overflow[9] = 2;
+        assert_eq!(get_uvarint(&overflow, &mut 0), Err(VarintError::Overflow));
+        assert_eq!(get_uvarint(&[0xff; 20], &mut 0), Err(VarintError::Overflow));
     }
 }

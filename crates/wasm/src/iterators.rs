@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use crate::database::with_db;
 use crate::errors::{js_result, JsResult};
 use crate::handles::{with, Table};
+use crate::scratch;
 use crate::snapshots::SNAPSHOTS;
 
 thread_local! {
@@ -69,11 +70,17 @@ pub fn iter_open(
 /// iterator is exhausted after these entries (else 0); the number of entries, u32 LE; then per
 /// entry `key length u32 LE, key` if `flags & 1` and `value length u32 LE, value` if
 /// `flags & 2`.
+///
+/// The batch is left in the output buffer ([`crate::scratch`]), whose memory is reused from
+/// batch to batch; returns its address, its length in the scratch buffer's first 4 bytes.
+/// JavaScript copies it out once.
 #[wasm_bindgen(js_name = iterNext)]
-pub fn iter_next(it: u32, max_entries: u32, max_bytes: u32, flags: u32) -> JsResult<Vec<u8>> {
+pub fn iter_next(it: u32, max_entries: u32, max_bytes: u32, flags: u32) -> JsResult<u32> {
     js_result(with(&ITERATORS, |t| {
         let iterator = t.get_mut(it)?;
-        next_batch(iterator, max_entries, max_bytes as usize, flags)
+        scratch::output_with(|out| {
+            next_batch(iterator, max_entries, max_bytes as usize, flags, out)
+        })
     }))
 }
 
@@ -82,16 +89,16 @@ fn next_batch(
     max_entries: u32,
     max_bytes: usize,
     flags: u32,
-) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::with_capacity(max_bytes.min(64 << 10) + 1);
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
     out.extend_from_slice(&[0u8; 5]);
     let mut count = 0u32;
     while iterator.valid() && count < max_entries && out.len() < max_bytes {
         if flags & WITH_KEYS != 0 {
-            put_bytes(&mut out, iterator.key())?;
+            put_bytes(out, iterator.key())?;
         }
         if flags & WITH_VALUES != 0 {
-            put_bytes(&mut out, iterator.value())?;
+            put_bytes(out, iterator.value())?;
         }
         count += 1;
         iterator.advance()?;
@@ -101,7 +108,7 @@ fn next_batch(
         header[0] = done;
         header[1..].copy_from_slice(&count.to_le_bytes());
     }
-    Ok(out)
+    Ok(())
 }
 
 fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Error> {

@@ -39,17 +39,42 @@ pub fn with_input<R>(len: u32, f: impl FnOnce(&[u8]) -> Result<R, Error>) -> Res
     })
 }
 
+/// Output buffers larger than this are not kept for the next call (a huge value or batch must not
+/// pin its memory until the next read).
+const KEEP_OUTPUT_CAPACITY: usize = 1 << 20;
+
+/// Hands JavaScript the bytes `fill` appends to the (emptied) output buffer: stores their length
+/// in the scratch buffer's first 4 bytes and returns their address. The buffer's memory is
+/// reused from call to call (no allocation per call once it is large enough).
+pub fn output_with(fill: impl FnOnce(&mut Vec<u8>) -> Result<(), Error>) -> Result<u32, Error> {
+    OUTPUT.with_borrow_mut(|o| {
+        if o.capacity() > KEEP_OUTPUT_CAPACITY {
+            *o = Vec::new();
+        }
+        o.clear();
+        fill(o)?;
+        let len = u32::try_from(o.len())
+            .map_err(|_| Error::InvalidArgument("output too large to return".into()))?;
+        set_output_len(len);
+        Ok(o.as_ptr() as usize as u32)
+    })
+}
+
+fn set_output_len(len: u32) {
+    SCRATCH.with_borrow_mut(|s| {
+        if let Some(head) = s.get_mut(..4) {
+            head.copy_from_slice(&len.to_le_bytes());
+        }
+    });
+}
+
 /// Hands `value` to JavaScript: keeps it in the output buffer, stores its length in the scratch
 /// buffer's first 4 bytes and returns its address; 0 for `None`.
 pub fn output(value: Option<Vec<u8>>) -> Result<u32, Error> {
     let Some(value) = value else { return Ok(0) };
     let len = u32::try_from(value.len())
         .map_err(|_| Error::InvalidArgument("value too large to return".into()))?;
-    SCRATCH.with_borrow_mut(|s| {
-        if let Some(head) = s.get_mut(..4) {
-            head.copy_from_slice(&len.to_le_bytes());
-        }
-    });
+    set_output_len(len);
     Ok(OUTPUT.with_borrow_mut(|o| {
         *o = value;
         // A non-empty or empty Vec never has address 0 (an empty one is dangling but aligned).

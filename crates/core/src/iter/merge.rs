@@ -48,16 +48,6 @@ impl std::fmt::Debug for MergingIterator<'_> {
     }
 }
 
-/// Orders child `a` at its position against child `b`: internal order, then source index.
-fn cmp_children(
-    a: &dyn InternalIterator,
-    ai: usize,
-    b: &dyn InternalIterator,
-    bi: usize,
-) -> Ordering {
-    compare_internal(a.key(), a.seq(), b.key(), b.seq()).then(ai.cmp(&bi))
-}
-
 impl<'a> MergingIterator<'a> {
     /// A merge of `children`, newest source first. Invalid until positioned.
     pub fn new(children: Vec<BoxedInternalIterator<'a>>) -> MergingIterator<'a> {
@@ -86,38 +76,41 @@ impl<'a> MergingIterator<'a> {
         r
     }
 
+    /// Makes the smallest valid child current (ties: the lowest index, the newest source).
+    /// Each child's key and sequence number are read once (calls through `dyn`, not free in
+    /// WebAssembly); the best so far is kept by value.
     fn find_smallest(&mut self) {
-        let mut best: Option<usize> = None;
+        let mut best: Option<(usize, &[u8], u64)> = None;
         for (i, c) in self.children.iter().enumerate() {
             if !c.valid() {
                 continue;
             }
-            best = match best.and_then(|b| self.children.get(b).map(|bc| (b, bc))) {
-                Some((b, bc))
-                    if cmp_children(bc.as_ref(), b, c.as_ref(), i) != Ordering::Greater =>
-                {
-                    Some(b)
-                }
-                _ => Some(i),
-            };
+            let (key, seq) = (c.key(), c.seq());
+            match best {
+                // Equal (key, seq): the earlier child wins.
+                Some((_, bk, bs)) if compare_internal(bk, bs, key, seq) != Ordering::Greater => {}
+                _ => best = Some((i, key, seq)),
+            }
         }
-        self.current = best;
+        self.current = best.map(|(i, _, _)| i);
     }
 
+    /// Makes the largest valid child current (ties: the highest index), reading each child's
+    /// key once as [`MergingIterator::find_smallest`] does.
     fn find_largest(&mut self) {
-        let mut best: Option<usize> = None;
+        let mut best: Option<(usize, &[u8], u64)> = None;
         for (i, c) in self.children.iter().enumerate() {
             if !c.valid() {
                 continue;
             }
-            best = match best.and_then(|b| self.children.get(b).map(|bc| (b, bc))) {
-                Some((b, bc)) if cmp_children(bc.as_ref(), b, c.as_ref(), i) != Ordering::Less => {
-                    Some(b)
-                }
-                _ => Some(i),
-            };
+            let (key, seq) = (c.key(), c.seq());
+            match best {
+                // Equal (key, seq): the later child wins.
+                Some((_, bk, bs)) if compare_internal(bk, bs, key, seq) == Ordering::Greater => {}
+                _ => best = Some((i, key, seq)),
+            }
         }
-        self.current = best;
+        self.current = best.map(|(i, _, _)| i);
     }
 
     fn seek_to_first_inner(&mut self) -> Result<()> {

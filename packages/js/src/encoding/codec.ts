@@ -24,18 +24,26 @@ export interface Codec<T> {
   /** The bytes of `value`; a wrong JS type is `INVALID_ARGUMENT` naming `what`. */
   encode(value: T, what: string): Uint8Array;
   decode(bytes: Uint8Array): T;
+  /**
+   * Whether `decode` keeps no reference to its argument, so it may decode a view of memory that
+   * changes right after the call (WebAssembly memory): no copy needed. `"binary"` returns its
+   * argument, so it needs a copy of its own.
+   */
+  readonly transient: boolean;
 }
 
 const utf8: Codec<string> = {
   name: "utf8",
   encode: (value, what) => encoder.encode(wellFormedString(value, what, "utf8")),
   decode: (bytes) => decoder.decode(bytes),
+  transient: true,
 };
 
 const binary: Codec<Uint8Array> = {
   name: "binary",
   encode: (value, what) => bytesArgument(value, what),
   decode: (bytes) => bytes,
+  transient: false,
 };
 
 /** JSON text escapes lone surrogates (`"\ud800"`), so every string round-trips. */
@@ -54,6 +62,7 @@ const json: Codec<unknown> = {
     return encoder.encode(text);
   },
   decode: (bytes) => JSON.parse(decoder.decode(bytes)) as unknown,
+  transient: true,
 };
 
 /** The codec of key encoding `name` (checked by `encodingNames` in `../arguments/checks.ts`). */

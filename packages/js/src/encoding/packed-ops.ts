@@ -11,6 +11,9 @@ export const OP_PUT = 0;
 export const OP_DELETE = 1;
 export const OP_DELETE_RANGE = 2;
 
+/** Keys and values up to this many bytes are copied by a loop; longer ones by `TypedArray#set`. */
+const LOOP_COPY_MAX = 64;
+
 /** A growable buffer of packed batch operations. */
 export class PackedOps {
   #bytes = new Uint8Array(256);
@@ -30,9 +33,19 @@ export class PackedOps {
   }
 
   #bytesField(data: Uint8Array): void {
-    this.#view.setUint32(this.#length, data.length, true);
-    this.#bytes.set(data, this.#length + 4);
-    this.#length += 4 + data.length;
+    const n = data.length;
+    const at = this.#length + 4;
+    this.#view.setUint32(this.#length, n, true);
+    if (n > LOOP_COPY_MAX) {
+      this.#bytes.set(data, at);
+    } else {
+      // A few bytes copy faster by a loop than by `set` (a runtime call).
+      const bytes = this.#bytes;
+      for (let i = 0; i < n; i++) {
+        bytes[at + i] = data[i] as number;
+      }
+    }
+    this.#length = at + n;
   }
 
   add(op: number, keyspace: number, key: Uint8Array, value?: Uint8Array): void {

@@ -10,8 +10,10 @@ import {
   checkGeneration,
   currentGeneration,
   onPanic,
+  releaseIdleInstance,
   wasm,
 } from "./instance.js";
+import { forgetMemory, memorySize } from "./scratch.js";
 import { closedError } from "../errors.js";
 import { MaintenanceScheduler } from "./maintenance.js";
 import type { StorageHost } from "./storage-host.js";
@@ -46,6 +48,16 @@ const abandoned = new FinalizationRegistry<{ db: DatabaseHandle; kind: ResourceK
   },
 );
 
+/**
+ * When the last open database of this thread closes and the instance's memory has grown past
+ * this, the instance is let go of so the memory is freed (WebAssembly memory never shrinks):
+ * below it, keeping the instance is cheaper than instantiating a fresh one on the next open.
+ */
+const RELEASE_MEMORY_ABOVE = 64 << 20;
+
+/** Databases open on the current instance (in this thread). */
+let openDatabases = 0;
+
 export class DatabaseHandle {
   readonly generation: number;
   #closed = false;
@@ -63,6 +75,7 @@ export class DatabaseHandle {
     readonly autoMaintenance: boolean,
   ) {
     this.generation = currentGeneration();
+    openDatabases += 1;
     this.#maintenance = autoMaintenance
       ? new MaintenanceScheduler(
           {
@@ -75,6 +88,7 @@ export class DatabaseHandle {
       : undefined;
     // After a panic the instance never drops its handles: release the files and the lock here.
     this.#unsubscribePanic = onPanic(() => {
+      openDatabases = Math.max(0, openDatabases - 1);
       this.#closed = true;
       this.#maintenance?.stop();
       storage.releaseAll();
@@ -167,10 +181,14 @@ export class DatabaseHandle {
     this.#closed = true;
     this.#maintenance?.stop();
     this.#unsubscribePanic();
+    openDatabases = Math.max(0, openDatabases - 1);
     try {
       call(() => wasm.dbClose(this.id));
     } finally {
       this.storage.releaseAll();
+    }
+    if (openDatabases === 0 && memorySize() > RELEASE_MEMORY_ABOVE && releaseIdleInstance()) {
+      forgetMemory();
     }
   }
 }

@@ -23,10 +23,33 @@ const panicListeners = new Set<() => void>();
 /** The raw exports of the current instance (call them through {@link call}). */
 export { wasm };
 
+/** Whether the next instance continues the generation of one let go while idle. */
+let resumeGeneration = false;
+
 /** Records that a fresh instance is ready (called by the entry points after instantiating). */
 export function markReady(): void {
   state = "ready";
-  generation += 1;
+  if (!resumeGeneration) {
+    generation += 1;
+  }
+  resumeGeneration = false;
+}
+
+/**
+ * Lets go of the current instance while nothing is open on it, so that its memory (which
+ * WebAssembly never shrinks: a 100 MiB value leaves it 100s of MiB large) is freed; the next
+ * call instantiates a fresh one. Only where a synchronous loader is registered (Node). The
+ * generation stays: every handle of the old instance is closed, and reports `CLOSED` as before.
+ * Returns whether it let go.
+ */
+export function releaseIdleInstance(): boolean {
+  if (state !== "ready" || syncLoader === undefined) {
+    return false;
+  }
+  state = "uninitialized";
+  resumeGeneration = true;
+  wasm.forgetInstance();
+  return true;
 }
 
 /** Whether an instance is ready for calls. */
@@ -71,7 +94,10 @@ export function onPanic(listener: () => void): () => void {
 
 /** Throws `PANIC` if `handleGeneration` is not the current, live instance. */
 export function checkGeneration(handleGeneration: number): void {
-  if (handleGeneration !== generation || state !== "ready") {
+  // An instance let go while idle (`releaseIdleInstance`) is not dead: its handles are closed,
+  // and say so themselves.
+  const live = state === "ready" || (state === "uninitialized" && resumeGeneration);
+  if (handleGeneration !== generation || !live) {
     throw new ShaleError(
       "PANIC",
       `shaledb: the WebAssembly module panicked earlier (${panicMessage || "unknown cause"}); ` +
@@ -105,11 +131,16 @@ export function call<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    throw translate(error);
+    throw translateError(error);
   }
 }
 
-function translate(error: unknown): unknown {
+/**
+ * What {@link call} throws for `error`, thrown by a call into the instance. For hot paths that
+ * call the instance directly (no closure) after checking their handle, which implies a ready
+ * instance.
+ */
+export function translateError(error: unknown): unknown {
   if (error instanceof WebAssembly.RuntimeError) {
     let message = error.message;
     try {

@@ -10,6 +10,7 @@ import type { Codec } from "../encoding/codec.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { MODE_FLAGS, type IterationMode } from "../encoding/entry-batch.js";
 import { wasm } from "./instance.js";
+import { readOutput } from "./scratch.js";
 import { snapshotId } from "./snapshot.js";
 import type { IteratorOptions } from "./types.js";
 
@@ -59,7 +60,7 @@ export class NativeIterator {
       return new Uint8Array([1, 0, 0, 0, 0]);
     }
     const id = this.#id;
-    const batch = this.db.call(() => wasm.iterNext(id, want, MAX_BATCH_BYTES, MODE_FLAGS[mode]));
+    const batch = this.db.call(() => readOutput(wasm.iterNext(id, want, MAX_BATCH_BYTES, MODE_FLAGS[mode])));
     if (batch[0] === 1) {
       this.exhausted = true;
       this.close();

@@ -5,13 +5,13 @@
  */
 import type { Codec } from "../encoding/codec.js";
 import type { DatabaseHandle } from "./database-handle.js";
-import { wasm } from "./instance.js";
+import { translateError, wasm } from "./instance.js";
 import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "../arguments/checks.js";
 import { invalidArgument } from "../errors.js";
 import { SyncIterator, type IterationMode } from "./iterator.js";
 import { OP_DELETE_RANGE, PackedOps } from "../encoding/packed-ops.js";
 import { writePacked } from "./write-packed.js";
-import { readOutput, writeScratch } from "./scratch.js";
+import { decodeOutput, writeScratch } from "./scratch.js";
 import { SnapshotImpl, snapshotId } from "./snapshot.js";
 import type {
   IteratorOptions,
@@ -42,14 +42,19 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
 
   get(key: unknown, options?: ReadOptions): unknown {
     const k = this.encodeKey(key);
-    const snapshot = snapshotId(this.db, readSnapshot(options));
+    const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
-    const value = db.call(() => {
+    // The hottest call of the API: no closure, the value decoded straight from the instance's
+    // memory when its codec allows (see ./scratch.ts).
+    db.check();
+    let found: number;
+    try {
       writeScratch(k);
-      const found = wasm.dbGetScratch(db.id, this.keyspaceId, k.length, snapshot);
-      return found === 0 ? undefined : readOutput(found);
-    });
-    return value === undefined ? undefined : this.valueCodec.decode(value);
+      found = wasm.dbGetScratch(db.id, this.keyspaceId, k.length, snapshot);
+    } catch (error) {
+      throw translateError(error);
+    }
+    return found === 0 ? undefined : decodeOutput(found, this.valueCodec);
   }
 
   getMany(keys: readonly unknown[], options?: ReadOptions): unknown[] {
@@ -68,34 +73,43 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
 
   has(key: unknown, options?: ReadOptions): boolean {
     const k = this.encodeKey(key);
-    const snapshot = snapshotId(this.db, readSnapshot(options));
+    const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
-    return db.call(() => {
+    db.check();
+    try {
       writeScratch(k);
       return wasm.dbGetScratch(db.id, this.keyspaceId, k.length, snapshot) !== 0;
-    });
+    } catch (error) {
+      throw translateError(error);
+    }
   }
 
   put(key: unknown, value: unknown, options?: WriteOptions): void {
     const k = this.encodeKey(key);
     const v = this.encodeValue(value);
-    const sync = syncOption(options);
+    const sync = options === undefined ? false : syncOption(options);
     const db = this.db;
-    db.write(() => {
+    db.mayWrite();
+    try {
       writeScratch(k, v);
       wasm.dbPutScratch(db.id, this.keyspaceId, k.length, v.length, sync);
-    });
+    } catch (error) {
+      throw translateError(error);
+    }
     db.afterWrite();
   }
 
   delete(key: unknown, options?: WriteOptions): void {
     const k = this.encodeKey(key);
-    const sync = syncOption(options);
+    const sync = options === undefined ? false : syncOption(options);
     const db = this.db;
-    db.write(() => {
+    db.mayWrite();
+    try {
       writeScratch(k);
       wasm.dbDeleteScratch(db.id, this.keyspaceId, k.length, sync);
-    });
+    } catch (error) {
+      throw translateError(error);
+    }
     db.afterWrite();
   }
 

@@ -12,7 +12,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Environment } from "../engine/sync-database.js";
 import type { DatabaseServer } from "../server/database-server.js";
 import { ClientResources } from "../server/client-resources.js";
-import { transferables } from "../transport/transferables.js";
+import { ownBuffers, transferables } from "../transport/transferables.js";
 import { toWire } from "../transport/wire-error.js";
 import { nodeEnvironment } from "./environment.js";
 import { useNodeLoader } from "./load-wasm.js";
@@ -63,7 +63,10 @@ port.on("message", (message: ToEngineWorker) => {
       server?.serve(client, message.requests, message.keyspaces, (replies) => {
         const transfer: ArrayBuffer[] = [];
         for (const reply of replies) {
-          if (reply[1]) transferables(reply[2], transfer);
+          if (reply[1]) {
+            reply[2] = ownBuffers(reply[2]);
+            transferables(reply[2], transfer);
+          }
         }
         post({ type: "replies", replies }, transfer);
       });

@@ -10,12 +10,15 @@ import { initSync } from "../../wasm/shaledb_wasm.js";
 import { ensureLoadedSync, markReady, needsLoad, setSyncLoader } from "../engine/instance.js";
 import { setMemory } from "../engine/scratch.js";
 
-let wasmBytes: Buffer | undefined;
+let wasmModule: WebAssembly.Module | undefined;
 
-/** Instantiates the module from the package's own `.wasm` (fresh after a panic). */
+/**
+ * Instantiates the module from the package's own `.wasm` (fresh after a panic, or after the
+ * last database closed and its instance was let go): compiled once per thread.
+ */
 function loadSync(): void {
-  wasmBytes ??= readFileSync(new URL("../../wasm/shaledb_wasm_bg.wasm", import.meta.url));
-  const instance = initSync({ module: wasmBytes });
+  wasmModule ??= new WebAssembly.Module(readFileSync(new URL("../../wasm/shaledb_wasm_bg.wasm", import.meta.url)));
+  const instance = initSync({ module: wasmModule });
   setMemory(instance.memory);
   markReady();
 }

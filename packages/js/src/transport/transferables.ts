@@ -26,3 +26,18 @@ export function transferables(result: unknown, into: ArrayBuffer[]): void {
     }
   }
 }
+
+/**
+ * `result` with every `Uint8Array` (also in arrays of it) that is a view of a larger buffer
+ * replaced by a copy of its own bytes: a structured clone copies a view's whole buffer, and
+ * binary values read by `get` may be views of a shared slab (`../engine/scratch.ts`).
+ */
+export function ownBuffers(result: unknown): unknown {
+  if (result instanceof Uint8Array) {
+    return result.byteOffset === 0 && result.byteLength === result.buffer.byteLength ? result : result.slice();
+  }
+  if (Array.isArray(result)) {
+    return result.map(ownBuffers);
+  }
+  return result;
+}

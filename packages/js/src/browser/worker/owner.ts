@@ -15,7 +15,7 @@ import { DatabaseServer } from "../../server/database-server.js";
 import { ClientResources } from "../../server/client-resources.js";
 import { IDLE_SEAL_BYTES } from "../../engine/maintenance.js";
 import type { KeyspaceDeclaration, Reply, RequestMessage } from "../../transport/requests.js";
-import { transferables } from "../../transport/transferables.js";
+import { ownBuffers, transferables } from "../../transport/transferables.js";
 import type { Release } from "../locks.js";
 import { channelNames, type BrowserStats, type OpenRequest, type OwnerAnnouncement } from "../messages.js";
 import { databaseDirectory } from "../opfs/directories.js";
@@ -201,7 +201,10 @@ export class Owner {
     this.#server.serve(this.#local, requests, keyspaces, (replies) => {
       const transfer: ArrayBuffer[] = [];
       for (const reply of replies) {
-        if (reply[1]) transferables(reply[2], transfer);
+        if (reply[1]) {
+          reply[2] = ownBuffers(reply[2]);
+          transferables(reply[2], transfer);
+        }
       }
       post(replies, transfer);
     });

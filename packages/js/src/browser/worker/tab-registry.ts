@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ownBuffers } from "../../transport/transferables.js";
 import { ShaleError } from "../../errors.js";
 import { ClientResources } from "../../server/client-resources.js";
 import type { DatabaseServer } from "../../server/database-server.js";
@@ -94,6 +95,9 @@ export class TabRegistry {
         const client = this.#clients.get(message.client) ?? this.#register(message.client);
         this.#server.applied.settled(message.client, message.settled);
         this.#server.serve(client.resources, message.requests, message.keyspaces, (replies) => {
+          for (const reply of replies) {
+            if (reply[1]) reply[2] = ownBuffers(reply[2]);
+          }
           const answer: FromOwner = { type: "replies", owner: this.#owner, replies };
           if (client.resources.loseNextReplies && !message.requests.some((r) => r[1] === "debugLoseReplies")) {
             client.resources.loseNextReplies = false; // (a test hook: as if this tab went away now)
