@@ -138,9 +138,9 @@ function renderNode(map) {
   const opOrder = ["put/seq", "put/random", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync"];
   const { hosts, runs, engines, peers, opOf, sizes, get, ratio, casesOf, tableHead } = suiteView(
     map,
-    ["shaledb", "shaledb-native", "classic-level", "lmdb", "better-sqlite3"],
-    opOrder,
-    ["ops/s"],
+    ["shaledb", "shaledb-promise", "shaledb-promise-caller", "shaledb-native", "classic-level", "lmdb", "better-sqlite3"],
+    [...opOrder, "eventloop"],
+    ["ops/s", "ms", "ms/max"],
   );
 
   out.push("## node", "",
@@ -198,6 +198,37 @@ function renderNode(map) {
   }
   out.push("Targets (ShaleDB's ratios above, same run):", "",
     `| target | ${sizes.join(" | ")} |`, `|---|${sizes.map(() => "---").join("|")}|`, ...lines, "");
+
+  // The Promise API against classic-level's (both awaited one call at a time), and the event
+  // loop's delay while they write and compact: the targets of the one-API issue.
+  const promiseEngines = ["shaledb-promise", "shaledb-promise-caller"].filter((e) => engines.includes(e));
+  if (promiseEngines.length && engines.includes("classic-level")) {
+    // classic-level's `get/random` is its synchronous `getSync`; its Promise `get` is
+    // `get/random-promise`, the one a Promise API compares with.
+    const theirCase = (c) => c.replace(/^get\/random\//, "get/random-promise/");
+    const vs = (c, metric, e) => {
+      const ours = get(c, metric, e);
+      const theirs = get(theirCase(c), metric, "classic-level");
+      if (!ours || !theirs || ours.run !== theirs.run || !ours.value || !theirs.value) return "";
+      return `${(higherIsBetter(metric) ? ours.value / theirs.value : theirs.value / ours.value).toFixed(2)}x`;
+    };
+    const rowsOut = [];
+    for (const size of sizes) {
+      for (const op of opOrder) {
+        rowsOut.push(`| ${op}/${size} | ops/s | ${promiseEngines.map((e) => vs(`${op}/${size}`, "ops/s", e)).join(" | ")} |`);
+      }
+      const loop = `eventloop/p99-while-writing/${size}`;
+      const p99 = (e) => (get(loop, "ms", e) ? `${fmt(get(loop, "ms", e).value)} ms` : "");
+      rowsOut.push(`| event-loop p99 while writing and compacting, ${size} (classic-level ${p99("classic-level") || "?"}) | ms | ${promiseEngines.map(p99).join(" | ")} |`);
+    }
+    out.push("The Promise API against classic-level's (ratio > 1: ShaleDB better; target ≥ 1 on every",
+      "workload; gets against classic-level's Promise `get`, not its `getSync`) and the event loop's",
+      "99th-percentile delay (target ≤ 5 ms). `shaledb-promise` runs",
+      "the engine in a worker thread (the default), `shaledb-promise-caller` in the calling thread",
+      "(`engineThread: \"caller\"`).", "",
+      `| case | metric | ${promiseEngines.join(" | ")} |`, `|---|---|${promiseEngines.map(() => "---:").join("|")}|`,
+      ...rowsOut, "");
+  }
 }
 
 // The browser suite (bench/browser, bench/run-browser.sh): one table per value size with every

@@ -26,7 +26,7 @@ for a in "$@"; do
     *) filters+=("$a") ;;
   esac
 done
-engines="${engines:-${NODE_BENCH_ENGINES:-shaledb,classic-level,lmdb,better-sqlite3,shaledb-native}}"
+engines="${engines:-${NODE_BENCH_ENGINES:-shaledb,shaledb-promise,shaledb-promise-caller,classic-level,lmdb,better-sqlite3,shaledb-native}}"
 [ -n "$sizes" ] && export NODE_BENCH_SIZES="$sizes"
 node_engines="$(tr ',' '\n' <<<"$engines" | grep -vx 'shaledb-native' | paste -sd, - || true)"
 run_native=0

@@ -28,7 +28,7 @@ wasm-bindgen --target web --out-dir "$out" \
   "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/shaledb_wasm.wasm"
 # After a panic the instance is dead, and the glue keeps it in a module-level `wasm` that
 # initSync/init return as is. This export lets the TypeScript layer drop it, so the next open
-# instantiates a fresh module (packages/js/src/engine.ts).
+# instantiates a fresh module (packages/js/src/engine/instance.ts).
 glue="$out/shaledb_wasm.js"
 grep -q '^let wasmModule, wasmInstance, wasm;$' "$glue" ||
   die "wasm-bindgen glue changed: $glue no longer declares 'let wasmModule, wasmInstance, wasm;'"

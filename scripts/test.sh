@@ -34,6 +34,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo doc -p shaledb --no-deps (broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p shaledb --no-deps
 
+step "the core's top-level modules have no dependency cycle (scripts/module-cycles.mjs)"
+node scripts/module-cycles.mjs crates/core/src
+
 step "cargo test --workspace"
 cargo test --workspace
 

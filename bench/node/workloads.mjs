@@ -15,8 +15,17 @@
 //   put/batch1000/<size>  the same in batches of 1,000.                                ops/s (puts)
 //   put/sync/<size>       SYNC_OPS single durable puts of random keys into a fresh
 //                         database opened for sync.                                    ops/s
+//   eventloop/p99-while-writing/<size>  engines with a Promise API and compact() only: the
+//                         event loop's delay while WRITERS concurrent writers put N entries in
+//                         random order into a fresh database (each yielding to the event loop
+//                         after every put, as writes that arrive from I/O do), flushes and
+//                         compactions run, and one compact() of the whole key range starts half
+//                         way: perf_hooks.monitorEventLoopDelay at 1 ms resolution.   ms (p99), ms/max,
+//                                                                                      ops/s (the load's puts)
 // Every figure is timed from the first operation to the return of the last one (opening and
 // closing are not timed); writes are not synced except in put/sync.
+import { monitorEventLoopDelay } from "node:perf_hooks";
+
 import {
   SCAN_LEN,
   SEED,
@@ -124,6 +133,11 @@ export async function runSize(a, cfg) {
     });
   }
 
+  const loop = name("eventloop/p99-while-writing");
+  if (enabled(cfg, loop) && a.async.put && typeof a.compact === "function") {
+    await withDb(loop, openOpts, () => eventLoopWhileWriting(a, keys, values, random, n, loop));
+  }
+
   if (enabled(cfg, name("put/sync"))) {
     const c = name("put/sync");
     const m = Math.min(cfg.syncOps, n);
@@ -215,4 +229,37 @@ async function timedScans(a, keys, cfg, caseName) {
   const ms = now() - t;
   if (entries !== s * len) throw new Error(`${caseName}: read ${entries} entries, expected ${s * len}`);
   emit(caseName, a.name, "ops/s", (s * 1000) / ms);
+}
+
+/** Writers of the event-loop case, each awaiting its puts one at a time. */
+const WRITERS = 4;
+
+/**
+ * The event loop's delay while WRITERS writers put keys[order[j]] for j in 0..n (each yielding
+ * to the event loop after every put) and one compact() of everything runs from the middle of the
+ * load on. Emits the delay's 99th percentile and maximum (ms) and the load's puts per second.
+ */
+async function eventLoopWhileWriting(a, keys, values, order, n, caseName) {
+  const W = values.length;
+  const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
+  let next = 0;
+  let compaction;
+  const writer = async () => {
+    for (let j = next++; j < n; j = next++) {
+      await a.putSingle(keys[order[j]], values[j % W]);
+      if (j === n >> 1) compaction = a.compact();
+      await yieldToLoop();
+    }
+  };
+  gc();
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  const t = now();
+  await Promise.all(Array.from({ length: WRITERS }, writer));
+  await compaction;
+  const ms = now() - t;
+  histogram.disable();
+  emit(caseName, a.name, "ms", histogram.percentile(99) / 1e6);
+  emit(caseName, a.name, "ms/max", histogram.max / 1e6);
+  emit(caseName, a.name, "ops/s", (n * 1000) / ms);
 }

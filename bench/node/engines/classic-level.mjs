@@ -42,6 +42,9 @@ export function createAdapter() {
     syncedPut(key, value) {
       return db.put(key, value, SYNC);
     },
+    compact() {
+      return db.compactRange(Buffer.alloc(0), Buffer.alloc(16, 0xff));
+    },
     async close() {
       await db.close();
     },

@@ -26,6 +26,7 @@
  *   reads up to n entries from the first key >= startKey, touching key and value; returns how many
  * @property {(key: Buffer, value: Buffer) => void | Promise<void>} syncedPut  a durable put
  * @property {() => Promise<void>} close
+ * @property {() => Promise<void>} [compact]  compacts the whole key range (Promise APIs only)
  * @property {Record<string, (key: Buffer) => Promise<unknown>>} [extraGets]
  *   other ways of getting, measured as extra cases (`get/random-<name>/<size>`)
  */
@@ -33,6 +34,8 @@
 /** Engine name -> module that exports `createAdapter(): Adapter`. */
 export const ENGINES = {
   shaledb: "./shaledb.mjs",
+  "shaledb-promise": "./shaledb-promise.mjs",
+  "shaledb-promise-caller": "./shaledb-promise-caller.mjs",
   "classic-level": "./classic-level.mjs",
   lmdb: "./lmdb.mjs",
   "better-sqlite3": "./better-sqlite3.mjs",

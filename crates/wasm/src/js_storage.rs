@@ -1,5 +1,5 @@
 //! A [`Storage`] whose files live wherever a JavaScript object puts them: Node's `fs`, or the
-//! browser's OPFS. The object's contract is `StorageHost` in `packages/js/src/storage-host.ts`.
+//! browser's OPFS. The object's contract is `StorageHost` in `packages/js/src/engine/storage-host.ts`.
 //!
 //! Files cross the boundary as numeric ids (a string costs about twice as much per call); the
 //! bytes of reads and writes cross as views into WebAssembly memory, without a copy.

@@ -6,23 +6,25 @@
  *
  * @module
  */
-import { option, optionsObject } from "./arguments.js";
-import { checkOpenOptions } from "./open-options.js";
+import { option, optionsObject } from "./arguments/checks.js";
+import { checkOpenOptions } from "./arguments/open-options.js";
 import { ShaleError, invalidArgument } from "./errors.js";
-import { loadWasm } from "./init-async.js";
-import { Connection } from "./browser/connection.js";
+import { loadWasm } from "./engine/load-async.js";
+import { Connection } from "./browser/page/connection.js";
 import { isImportDebug } from "./browser/import-debug.js";
 import { acquireLock } from "./browser/locks.js";
-import { checkDatabaseName, databaseNames, removeDatabaseDirectory } from "./browser/opfs-directories.js";
-import { lockNames, type ImportRequest } from "./browser/protocol.js";
-import { RemoteDatabase, type BrowserDatabase } from "./browser/remote-store.js";
-import { firstMessage, spawnWorker } from "./browser/spawn-worker.js";
-import { fromWire } from "./browser/wire-error.js";
+import { checkDatabaseName, databaseNames, removeDatabaseDirectory } from "./browser/opfs/directories.js";
+import { lockNames, type ImportRequest } from "./browser/messages.js";
+import { BrowserDatabaseImpl, type BrowserDatabase } from "./browser/page/browser-database.js";
+import { firstMessage, spawnWorker } from "./browser/page/spawn-worker.js";
+import { fromWire } from "./transport/wire-error.js";
 import type { KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "./types.js";
 
-export * from "./core.js";
-export type { BrowserDatabase } from "./browser/remote-store.js";
-export type { BrowserStats } from "./browser/protocol.js";
+export { version } from "./engine/module-functions.js";
+export { ShaleError, type ShaleErrorCode } from "./errors.js";
+export type * from "./types.js";
+export type { BrowserDatabase } from "./browser/page/browser-database.js";
+export type { BrowserStats } from "./browser/messages.js";
 
 /** Options of `open` in browsers: those of Node, plus sharing and persistence. */
 export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
@@ -78,7 +80,7 @@ export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEnco
     // Not awaited: some browsers ask the user, who may take their time or never answer.
     navigator.storage.persist().catch(() => undefined);
   }
-  return new RemoteDatabase(connection, checked.keys, checked.values) as unknown as BrowserDatabase<
+  return new BrowserDatabaseImpl(connection, checked.keys, checked.values) as unknown as BrowserDatabase<
     KeyOf<KE>,
     ValueOf<VE>
   >;

@@ -4,15 +4,18 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
-import { initSync } from "../wasm/shaledb_wasm.js";
-import { AsyncDatabase } from "./async-database.js";
-import { ensureLoadedSync, markReady, needsLoad, setSyncLoader } from "./engine.js";
-import { NodeFsStorage } from "./node-storage.js";
-import { setMemory } from "./scratch.js";
-import { openDatabaseSync, type Environment } from "./sync-database.js";
+import { PromiseDatabase } from "./api/database.js";
+import { settle } from "./api/settle.js";
+import { pathArgument } from "./arguments/checks.js";
+import { checkOpenOptions } from "./arguments/open-options.js";
+import { openDatabaseSync } from "./engine/sync-database.js";
+import { nodeEnvironment } from "./node/environment.js";
+import { useNodeLoader } from "./node/load-wasm.js";
+import { InThreadTransport } from "./node/in-thread-transport.js";
+import { openNodeServer } from "./node/node-server.js";
+import { WorkerTransport } from "./node/worker-transport.js";
 import type {
   Database,
   KeyEncoding,
@@ -23,39 +26,12 @@ import type {
   ValueOf,
 } from "./types.js";
 
-export * from "./core.js";
+export { version } from "./engine/module-functions.js";
+export { ShaleError, type ShaleErrorCode } from "./errors.js";
+export { init } from "./node/load-wasm.js";
+export type * from "./types.js";
 
-let wasmBytes: Buffer | undefined;
-
-/** Instantiates the module from the package's own `.wasm` (fresh after a panic). */
-function loadSync(): void {
-  wasmBytes ??= readFileSync(new URL("../wasm/shaledb_wasm_bg.wasm", import.meta.url));
-  const instance = initSync({ module: wasmBytes });
-  setMemory(instance.memory);
-  markReady();
-}
-
-setSyncLoader(loadSync);
-
-/**
- * Loads the WebAssembly module. In Node this finishes synchronously (the returned promise is
- * already settled); `open` and `openSync` call it themselves.
- */
-export function init(): Promise<void> {
-  try {
-    if (needsLoad()) {
-      ensureLoadedSync();
-    }
-    return Promise.resolve();
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
-}
-
-const nodeEnvironment: Environment = {
-  resolve: (location) => resolve(location),
-  storage: (location, create) => new NodeFsStorage(location, { create }),
-};
+useNodeLoader();
 
 /**
  * Opens (creating it unless `createIfMissing: false`) the database in directory `location`, with
@@ -75,17 +51,25 @@ export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncodi
 }
 
 /**
- * Opens the database in directory `location` with the Promise API, the same as in browsers.
- * Errors as {@link openSync}, as a rejected promise.
+ * Opens the database in directory `location` with the Promise API, the same as in browsers: the
+ * engine runs in a worker thread, so no call holds up the event loop (or, with
+ * `engineThread: "caller"`, in this thread: see {@link OpenOptions.engineThread}). Errors as
+ * {@link openSync}, as a rejected promise.
  */
 export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   location: string,
   options?: OpenOptions<KE, VE>,
 ): Promise<Database<KeyOf<KE>, ValueOf<VE>>> {
-  try {
-    const db = new AsyncDatabase(openDatabaseSync(nodeEnvironment, location, options));
-    return Promise.resolve(db as unknown as Database<KeyOf<KE>, ValueOf<VE>>);
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
+  return settle(async () => {
+    pathArgument(location, "the location");
+    const checked = checkOpenOptions(options);
+    const transport =
+      checked.engineThread === "caller"
+        ? new InThreadTransport(openNodeServer(resolve(location), options))
+        : await WorkerTransport.open(resolve(location), options);
+    return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<
+      KeyOf<KE>,
+      ValueOf<VE>
+    >;
+  });
 }

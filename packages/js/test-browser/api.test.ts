@@ -75,6 +75,27 @@ describe("reads and writes", () => {
     expect(result).toEqual({ value: [100, 101, 102, 103], keys: [[10, 11, 12, 13]] });
   });
 
+  // Regression: a request crosses to the worker in a microtask after the call, and carried the
+  // caller's own Uint8Array, so a key or value changed right after the call was written changed.
+  it("uses a binary key or value as it was at the call, though the caller changes it right after", async () => {
+    const result = await page.evaluate(async () => {
+      const db = await shaledb.open("changed-after", { keyEncoding: "binary", valueEncoding: "binary" });
+      const key = new Uint8Array([0, 255, 1]);
+      const value = new Uint8Array([9, 8, 7]);
+      const written = db.put(key, value);
+      key[0] = 42;
+      value[0] = 42;
+      await written;
+      const out = {
+        value: Array.from((await db.get(new Uint8Array([0, 255, 1]))) ?? []),
+        changed: await db.get(new Uint8Array([42, 255, 1])),
+      };
+      await db.close();
+      return out;
+    });
+    expect(result).toEqual({ value: [9, 8, 7], changed: undefined });
+  });
+
   it("writes a chained batch and an array batch atomically, across keyspaces", async () => {
     const result = await page.evaluate(async () => {
       const db = await shaledb.open("batches");

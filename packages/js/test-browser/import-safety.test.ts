@@ -6,7 +6,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { TarWriter, readTar } from "../src/browser/tar.js";
+import { TarWriter, readTar } from "../src/browser/worker/tar.js";
 import { Session } from "./fixtures/session.js";
 
 const session = new Session();

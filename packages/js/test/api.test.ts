@@ -93,6 +93,44 @@ describe("encodings", () => {
     db.close();
   });
 
+  // Regression: the Promise API sends a request after the call returns (in a later turn, or
+  // from a browser page to its worker in a microtask), and sent the caller's own Uint8Array, so
+  // a key or value changed right after the call was written changed.
+  it("a binary key or value changed right after a Promise-API call is used as it was at the call", async () => {
+    const db = await open(freshPath("enc-bin-async"), { keyEncoding: "binary", valueEncoding: "binary" });
+    const key = bytes(0, 255, 1);
+    const value = bytes(9, 8, 7);
+    const written = db.put(key, value);
+    key[0] = 42;
+    value[0] = 42;
+    await written;
+    expect([...((await db.get(bytes(0, 255, 1))) as Uint8Array)]).toEqual([9, 8, 7]);
+    expect(await db.get(bytes(42, 255, 1))).toBeUndefined();
+    const asked = bytes(0, 255, 1);
+    const found = db.get(asked);
+    const upper = bytes(1);
+    const listed = db.keys({ lt: upper }).all();
+    asked[0] = 42;
+    upper[0] = 0;
+    expect([...((await found) as Uint8Array)]).toEqual([9, 8, 7]);
+    expect((await listed).map((k) => [...k])).toEqual([[0, 255, 1]]);
+    const gone = bytes(0, 255, 1);
+    const deleted = db.delete(gone);
+    gone[0] = 42;
+    await deleted;
+    expect(await db.get(bytes(0, 255, 1))).toBeUndefined();
+    // A Node Buffer too (its slice() is a view, not a copy), also one cut from a larger one.
+    const pool = Buffer.alloc(64, 7);
+    const bufferKey = Buffer.from([1, 2, 3]);
+    const bufferValue = pool.subarray(8, 12);
+    const stored = db.put(bufferKey, bufferValue);
+    bufferKey[0] = 42;
+    pool.fill(0);
+    await stored;
+    expect([...((await db.get(bytes(1, 2, 3))) as Uint8Array)]).toEqual([7, 7, 7, 7]);
+    await db.close();
+  });
+
   it("binary entries stay intact across iterator batches (thousands of entries)", () => {
     const db = openSync(freshPath("enc-batches"), { keyEncoding: "binary", valueEncoding: "binary" });
     const n = 3000;
@@ -1244,7 +1282,7 @@ describe("close", () => {
   });
 
   // Regression (fixed): an iterator that already fetched a batch keeps yielding buffered entries after its
-  // database was closed (packages/js/src/iterator.ts only calls into the engine when its buffer
+  // database was closed (packages/js/src/engine/iterator.ts only calls into the engine when its buffer
   // is empty), instead of failing with CLOSED like every other handle.
   it("an iterator part-way through a batch is CLOSED once its database is closed", () => {
     const db = openSync(freshPath("closed-mid-batch"));

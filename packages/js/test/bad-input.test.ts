@@ -10,7 +10,6 @@ import {
   ShaleError,
   open,
   openSync,
-  recordioRoundTrip,
   type Database,
   type Keyspace,
   type KeyspaceRef,
@@ -18,6 +17,7 @@ import {
   type SyncDatabase,
   type SyncKeyspace,
 } from "shaledb";
+import { recordioRoundTrip } from "shaledb/testing";
 
 import {
   bytes,
@@ -300,7 +300,7 @@ describe("bad options", () => {
   });
 
   // Regression (fixed): options of the wrong type on writes, iteration and maintenance are ignored
-  // silently (packages/js/src/store.ts reads `options?.sync === true`, iterator.ts
+  // silently (packages/js/src/engine/store.ts reads `options?.sync === true`, iterator.ts
   // `options.reverse === true`, the binding turns a non-number budget into 1 byte). A caller
   // who wrote `{ sync: "true" }` or `{ sync: 1 }` believes the write is durable, and it is not.
   it("a write option of the wrong type ({ sync: 'yes' }) is INVALID_ARGUMENT", () => {

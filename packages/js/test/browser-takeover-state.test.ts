@@ -4,15 +4,12 @@
 import { describe, expect, it } from "vitest";
 
 import { ShaleError } from "../src/errors.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../src/packed-ops.js";
-import {
-  checkUserKeyspaceName,
-  decodeAppliedRecord,
-  encodeAppliedRecord,
-} from "../src/browser/applied-writes.js";
-import { ClientKeyspaces } from "../src/browser/client-keyspaces.js";
-import { PageKeyspaces } from "../src/browser/page-keyspaces.js";
-import { MARKER_SIZE, decodeMarker, markerWrite, markerWrites } from "../src/browser/pool-marker.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../src/encoding/packed-ops.js";
+import { checkUserKeyspaceName } from "../src/arguments/keyspace-options.js";
+import { decodeAppliedRecord, encodeAppliedRecord } from "../src/server/applied-writes.js";
+import { ClientKeyspaces } from "../src/server/client-keyspaces.js";
+import { KeyspaceNumbers } from "../src/transport/keyspace-numbers.js";
+import { MARKER_SIZE, decodeMarker, markerWrite, markerWrites } from "../src/browser/opfs/pool-marker.js";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -33,7 +30,7 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe("keyspace numbers", () => {
   it("a page numbers keyspaces by first use and declares them once to each new owner", () => {
-    const page = new PageKeyspaces();
+    const page = new KeyspaceNumbers();
     expect([page.numberOf("a"), page.numberOf("b"), page.numberOf("a")]).toEqual([1, 2, 1]);
     page.opened("a", "owner-1");
     expect(page.declarationsFor("owner-1")).toEqual([[1, "a"]]);

@@ -10,9 +10,9 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 import "../src/node.js";
-import { codedError } from "../src/node-lock.js";
-import { NodeFsStorage } from "../src/node-storage.js";
-import { openDatabaseSync, type Environment } from "../src/sync-database.js";
+import { codedError } from "../src/node/node-lock.js";
+import { NodeFsStorage } from "../src/node/node-storage.js";
+import { openDatabaseSync, type Environment } from "../src/engine/sync-database.js";
 
 const created: string[] = [];
 

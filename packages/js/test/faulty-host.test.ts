@@ -2,7 +2,7 @@
 // failed fsync, strict and random power losses, and process restarts (fork).
 import { describe, expect, it } from "vitest";
 
-import { OpenMode } from "../src/storage-host.js";
+import { OpenMode } from "../src/engine/storage-host.js";
 import { FaultyHost, PAGE } from "./fixtures/faulty-host.js";
 
 const encoder = new TextEncoder();

@@ -23,9 +23,9 @@ import { fileURLToPath } from "node:url";
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { codedError } from "../src/node-lock.js";
-import { NodeFsStorage } from "../src/node-storage.js";
-import { OpenMode } from "../src/storage-host.js";
+import { codedError } from "../src/node/node-lock.js";
+import { NodeFsStorage } from "../src/node/node-storage.js";
+import { OpenMode } from "../src/engine/storage-host.js";
 
 const linux = process.platform === "linux";
 const encoder = new TextEncoder();
@@ -333,7 +333,7 @@ describe("lock primitives", () => {
 
   it("releases the lock files held when the process exits, if still ours", () => {
     // The built module (the child cannot load TypeScript); `npm test` builds it first.
-    const source = fileURLToPath(new URL("../dist/node-storage.js", import.meta.url));
+    const source = fileURLToPath(new URL("../dist/node/node-storage.js", import.meta.url));
     const script = `
       const { NodeFsStorage } = await import(${JSON.stringify(source)});
       const { writeFileSync } = await import("node:fs");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
-import { crc32c } from "../src/browser/crc32c.js";
-import { OpfsPool } from "../src/browser/opfs-pool.js";
+import { crc32c } from "../src/browser/opfs/crc32c.js";
+import { OpfsPool } from "../src/browser/opfs/opfs-pool.js";
 import {
   HEADER_COPY_SIZE,
   SLOT_HEADER_SIZE,
@@ -10,8 +10,8 @@ import {
   encodeHeaderCopy,
   parseSlotFileName,
   slotFileName,
-} from "../src/browser/slot-header.js";
-import { OpenMode } from "../src/storage-host.js";
+} from "../src/browser/opfs/slot-header.js";
+import { OpenMode } from "../src/engine/storage-host.js";
 import { MemoryOpfsDirectory } from "./fixtures/memory-opfs.js";
 
 const encoder = new TextEncoder();

@@ -1,12 +1,14 @@
-// The browser page's Promise API (src/browser/remote-store.ts) checks its arguments with the same
-// module as Node (src/arguments.ts), before anything crosses to the worker. Run here in Node
-// over a fake connection that records what would cross: a bad argument is INVALID_ARGUMENT and
-// sends nothing; an array batch's `keyspace` field packs that keyspace's number.
+// The Promise API (src/api/, the browser page's and Node's) checks its arguments with the same
+// module as the synchronous API (src/arguments/checks.ts), before anything crosses to the
+// server. Run here over a fake transport that records what would cross: a bad argument is
+// INVALID_ARGUMENT and sends nothing; an array batch's `keyspace` field packs that keyspace's
+// number.
 import { describe, expect, it } from "vitest";
 
-import type { Connection } from "../src/browser/connection.js";
-import { RemoteDatabase, RemoteStore } from "../src/browser/remote-store.js";
-import { keyCodec, valueCodec } from "../src/codec.js";
+import { PromiseDatabase } from "../src/api/database.js";
+import { PromiseStore } from "../src/api/store.js";
+import type { Transport } from "../src/transport/transport.js";
+import { keyCodec, valueCodec } from "../src/encoding/codec.js";
 import { ShaleError } from "../src/errors.js";
 import type { Database, Keyspace, KeyspaceRef } from "../src/types.js";
 
@@ -16,7 +18,7 @@ function bad<T>(value: unknown): T {
 }
 
 /** A connection that answers every request with `undefined` (ids 1 for opens, 7 for keyspaces) and records it. */
-function fakeConnection(): { connection: Connection; sent: [string, unknown[]][] } {
+function fakeConnection(): { connection: Transport; sent: [string, unknown[]][] } {
   const sent: [string, unknown[]][] = [];
   const fake = {
     name: "fake",
@@ -35,12 +37,12 @@ function fakeConnection(): { connection: Connection; sent: [string, unknown[]][]
       return Promise.resolve(7);
     },
   };
-  return { connection: fake as unknown as Connection, sent };
+  return { connection: fake as unknown as Transport, sent };
 }
 
 function page(): { db: Database<string, string>; sent: [string, unknown[]][] } {
   const { connection, sent } = fakeConnection();
-  const db = new RemoteDatabase(connection, keyCodec("utf8"), valueCodec("utf8"));
+  const db = new PromiseDatabase(connection, keyCodec("utf8"), valueCodec("utf8"));
   return { db: db as unknown as Database<string, string>, sent };
 }
 
@@ -110,7 +112,7 @@ describe("the page API rejects bad arguments before anything crosses to the work
   it("an array batch operation's keyspace field packs that keyspace's number; a bad one is INVALID_ARGUMENT", async () => {
     const { db, sent } = page();
     const ks = (await db.keyspace("events")) as Keyspace<string, string>;
-    expect(ks).toBeInstanceOf(RemoteStore);
+    expect(ks).toBeInstanceOf(PromiseStore);
     sent.length = 0;
     await db.batch([
       { type: "put", key: "a", value: "1", keyspace: ks },

@@ -3,7 +3,8 @@
 // runs each test file in its own module graph, so this poisoning stays in this file.)
 import { beforeAll, expect, it } from "vitest";
 
-import { ShaleError, debugPanic, init, version } from "shaledb";
+import { ShaleError, init, version } from "shaledb";
+import { debugPanic } from "shaledb/testing";
 
 beforeAll(async () => {
   await init();

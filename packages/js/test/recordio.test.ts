@@ -2,15 +2,8 @@
 // loads it: through the package's exports map (`shaledb` -> dist/node.js -> wasm/).
 import { beforeAll, describe, expect, it } from "vitest";
 
-import {
-  type Compression,
-  type RecordValue,
-  type RecordioFormat,
-  ShaleError,
-  init,
-  recordioRoundTrip,
-  version,
-} from "shaledb";
+import { ShaleError, init, version } from "shaledb";
+import { type Compression, type RecordValue, type RecordioFormat, recordioRoundTrip } from "shaledb/testing";
 
 const compressions: Compression[] = ["none", "snappy", "gzip"];
 const formats: RecordioFormat[] = ["shale", "go-v4"];

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { ShaleError } from "../src/errors.js";
-import { TarWriter, readTar } from "../src/browser/tar.js";
+import { TarWriter, readTar } from "../src/browser/worker/tar.js";
 
 const encoder = new TextEncoder();
 

@@ -414,8 +414,8 @@ impl GroupCommit {
         if target.gate.durable() < target.end {
             self.commit_delay(&target.gate);
         }
-        let performed = target.gate.sync_performed(target.end)?;
-        if performed {
+        let ran = target.gate.sync_reporting(target.end)?;
+        if ran {
             self.syncs.fetch_add(1, Ordering::Relaxed);
         }
         Ok(())

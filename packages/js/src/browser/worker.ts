@@ -7,19 +7,13 @@
  * @module
  */
 import { ShaleError } from "../errors.js";
-import { loadWasm } from "../init-async.js";
-import { runImport } from "./import.js";
+import { loadWasm } from "../engine/load-async.js";
+import { runImport } from "./worker/import.js";
 import { acquireLock } from "./locks.js";
-import { Owner } from "./owner.js";
-import {
-  lockNames,
-  type FromWorker,
-  type KeyspaceDeclaration,
-  type OpenRequest,
-  type RequestMessage,
-  type ToWorker,
-} from "./protocol.js";
-import { toWire } from "./wire-error.js";
+import { Owner } from "./worker/owner.js";
+import { lockNames, type FromWorker, type OpenRequest, type ToWorker } from "./messages.js";
+import type { KeyspaceDeclaration, RequestMessage } from "../transport/requests.js";
+import { toWire } from "../transport/wire-error.js";
 
 /** What this module needs of the dedicated worker's global scope. */
 interface WorkerScope {

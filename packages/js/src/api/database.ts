@@ -1,0 +1,143 @@
+/**
+ * The Promise API (`open`): the same `Database` in Node and in browsers, written once over a
+ * {@link Transport} to wherever the engine runs.
+ *
+ * @module
+ */
+import { compactRange, maintainBudget, pathArgument, syncOption } from "../arguments/checks.js";
+import { checkUserKeyspaceName, keyspaceCodecs } from "../arguments/keyspace-options.js";
+import type { Codec } from "../encoding/codec.js";
+import { ownBytes } from "../encoding/own-bytes.js";
+import { packOperations } from "../encoding/packed-ops.js";
+import { closedError } from "../errors.js";
+import type { Transport } from "../transport/transport.js";
+import type {
+  Batch,
+  BatchOperation,
+  Database,
+  EncodingOptions,
+  KeyEncoding,
+  KeyOf,
+  Keyspace,
+  Snapshot,
+  Stats,
+  Transaction,
+  ValueEncoding,
+  ValueOf,
+  WriteOptions,
+} from "../types.js";
+import { PromiseBatch } from "./batch.js";
+import { settle } from "./settle.js";
+import { PromiseSnapshot } from "./snapshot.js";
+import { PromiseStore, storeOf } from "./store.js";
+import { runTransaction } from "./transact.js";
+import { PromiseTransaction } from "./transaction.js";
+
+export class PromiseDatabase extends PromiseStore implements Database<unknown, unknown> {
+  /** `keys` and `values`: the codecs of the default keyspace. */
+  constructor(transport: Transport, keys: Codec<unknown>, values: Codec<unknown>) {
+    super(transport, 0, "default", keys, values);
+  }
+
+  get location(): string {
+    return this.transport.location;
+  }
+
+  get closed(): boolean {
+    return this.transport.closed;
+  }
+
+  keyspace<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
+    name: string,
+    options?: EncodingOptions<KE, VE>,
+  ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>> {
+    return settle(async () => {
+      const { keys, values } = keyspaceCodecs(name, options);
+      checkUserKeyspaceName(name);
+      const id = await this.transport.openKeyspace(name);
+      return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<
+        KeyOf<KE>,
+        ValueOf<VE>
+      >;
+    });
+  }
+
+  batch(): Batch<unknown, unknown>;
+  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): Promise<void>;
+  batch(
+    operations?: readonly BatchOperation<unknown, unknown>[],
+    options?: WriteOptions,
+  ): Batch<unknown, unknown> | Promise<void> {
+    if (operations === undefined) {
+      if (this.transport.closed) {
+        throw closedError("the database");
+      }
+      return new PromiseBatch(this);
+    }
+    return settle(() => {
+      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations);
+      const sync = syncOption(options);
+      if (packed.count === 0) {
+        return this.transport.closed ? Promise.reject(closedError("the database")) : Promise.resolve();
+      }
+      return this.transport.request("write", [packed.bytes().slice(), sync]);
+    });
+  }
+
+  snapshot(): Promise<Snapshot> {
+    return settle(async () => {
+      const [id, server] = await this.transport.requestServed("snapshotOpen", []);
+      return new PromiseSnapshot(this.transport, id, server);
+    });
+  }
+
+  transaction(): Promise<Transaction<unknown, unknown>> {
+    return settle(async () => {
+      const [id, server] = await this.transport.requestServed("txOpen", []);
+      return new PromiseTransaction(this, id, server);
+    });
+  }
+
+  transact<T>(
+    body: (tx: Transaction<unknown, unknown>) => Promise<T>,
+    options?: WriteOptions & { retries?: number },
+  ): Promise<T> {
+    return runTransaction(() => this.transaction(), body, options);
+  }
+
+  flush(): Promise<void> {
+    return this.transport.request("flush", []);
+  }
+
+  compact(range?: { start?: unknown; end?: unknown }): Promise<void> {
+    return settle(() => {
+      const bounds = compactRange(range);
+      const start = bounds.start === undefined ? undefined : ownBytes(this.keyCodec.encode(bounds.start, "start"), bounds.start);
+      const end = bounds.end === undefined ? undefined : ownBytes(this.keyCodec.encode(bounds.end, "end"), bounds.end);
+      return this.transport.request("compact", [start, end]);
+    });
+  }
+
+  maintain(budgetBytes = 1 << 20): Promise<boolean> {
+    return settle(() => this.transport.request("maintain", [maintainBudget(budgetBytes)]));
+  }
+
+  checkpoint(destination: string): Promise<void> {
+    return settle(() => {
+      pathArgument(destination, "the checkpoint's destination");
+      return this.transport.request("checkpoint", [destination]);
+    });
+  }
+
+  stats(): Promise<Stats> {
+    return this.transport.request("stats", []);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * Reads and writes of one keyspace, the Promise API (the database object is its default
+ * keyspace's store). Keys and values are encoded here, before anything is sent: a value of the
+ * wrong type fails at once, and the server sees bytes only.
+ *
+ * @module
+ */
+import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "../arguments/checks.js";
+import type { Codec } from "../encoding/codec.js";
+import type { IterationMode } from "../encoding/entry-batch.js";
+import { ownBytes } from "../encoding/own-bytes.js";
+import { OP_DELETE_RANGE, PackedOps } from "../encoding/packed-ops.js";
+import { invalidArgument } from "../errors.js";
+import type { Transport } from "../transport/transport.js";
+import type { AsyncEntryIterator, IteratorOptions, Keyspace, ReadOptions, WriteOptions } from "../types.js";
+import { PromiseIterator, wireRange } from "./iterator.js";
+import { settle } from "./settle.js";
+import { snapshotTarget } from "./snapshot.js";
+
+export class PromiseStore implements Keyspace<unknown, unknown> {
+  constructor(
+    readonly transport: Transport,
+    /** The keyspace's number on this transport (0 = default). */
+    readonly keyspaceId: number,
+    readonly name: string,
+    readonly keyCodec: Codec<unknown>,
+    readonly valueCodec: Codec<unknown>,
+  ) {}
+
+  /** The bytes of `key` for a request (never memory the caller may change meanwhile). */
+  encodeKey(key: unknown): Uint8Array {
+    return ownBytes(this.keyCodec.encode(key, "key"), key);
+  }
+
+  /** The bytes of `value` for a request. */
+  encodeValue(value: unknown): Uint8Array {
+    return ownBytes(this.valueCodec.encode(value, "value"), value);
+  }
+
+  #decode(value: Uint8Array | undefined): unknown {
+    return value === undefined ? undefined : this.valueCodec.decode(value);
+  }
+
+  get(key: unknown, options?: ReadOptions): Promise<unknown> {
+    return settle(() => {
+      const k = this.encodeKey(key);
+      const [snapshot, server] = snapshotTarget(this.transport, readSnapshot(options));
+      return this.transport
+        .request("get", [this.keyspaceId, k, snapshot], server)
+        .then((v) => this.#decode(v));
+    });
+  }
+
+  getMany(keys: readonly unknown[], options?: ReadOptions): Promise<unknown[]> {
+    return settle(() => {
+      const encoded = keysArray(keys).map((k) => this.encodeKey(k));
+      const [snapshot, server] = snapshotTarget(this.transport, readSnapshot(options));
+      return this.transport
+        .request("getMany", [this.keyspaceId, encoded, snapshot], server)
+        .then((values) => values.map((v) => this.#decode(v)));
+    });
+  }
+
+  has(key: unknown, options?: ReadOptions): Promise<boolean> {
+    return settle(() => {
+      const k = this.encodeKey(key);
+      const [snapshot, server] = snapshotTarget(this.transport, readSnapshot(options));
+      return this.transport.request("has", [this.keyspaceId, k, snapshot], server);
+    });
+  }
+
+  put(key: unknown, value: unknown, options?: WriteOptions): Promise<void> {
+    return settle(() => {
+      const args: [number, Uint8Array, Uint8Array, boolean] = [
+        this.keyspaceId,
+        this.encodeKey(key),
+        this.encodeValue(value),
+        syncOption(options),
+      ];
+      return this.transport.request("put", args);
+    });
+  }
+
+  delete(key: unknown, options?: WriteOptions): Promise<void> {
+    return settle(() =>
+      this.transport.request("delete", [this.keyspaceId, this.encodeKey(key), syncOption(options)]),
+    );
+  }
+
+  deleteRange(range: { gte: unknown; lt: unknown }, options?: WriteOptions): Promise<void> {
+    return settle(() => {
+      const { gte, lt } = deleteRangeArgument(range);
+      const ops = new PackedOps();
+      ops.add(
+        OP_DELETE_RANGE,
+        this.keyspaceId,
+        this.keyCodec.encode(gte, "range.gte"),
+        this.keyCodec.encode(lt, "range.lt"),
+      );
+      return this.transport.request("write", [ops.bytes().slice(), syncOption(options)]);
+    });
+  }
+
+  #iterate<T>(mode: IterationMode, options: IteratorOptions<unknown> | undefined): PromiseIterator<T> {
+    return new PromiseIterator<T>(this.transport, this.keyspaceId, options, mode, this.keyCodec, this.valueCodec);
+  }
+
+  iterator(options?: IteratorOptions<unknown>): AsyncEntryIterator<[unknown, unknown]> {
+    return this.#iterate("entries", options);
+  }
+
+  keys(options?: IteratorOptions<unknown>): AsyncEntryIterator<unknown> {
+    return this.#iterate("keys", options);
+  }
+
+  values(options?: IteratorOptions<unknown>): AsyncEntryIterator<unknown> {
+    return this.#iterate("values", options);
+  }
+
+  count(options?: IteratorOptions<unknown>): Promise<number> {
+    return settle(() => {
+      const { range, server } = wireRange(this.transport, options, this.keyCodec);
+      if (range.limit === 0) {
+        return Promise.resolve(0);
+      }
+      return this.transport.request("count", [this.keyspaceId, range], server);
+    });
+  }
+}
+
+/**
+ * The store a keyspace argument names: `fallback` when it is absent, else the keyspace behind
+ * `keyspace`, which must be a keyspace object of `fallback`'s database (`INVALID_ARGUMENT`
+ * otherwise: `null`, a name, a keyspace of another database or of the synchronous API).
+ */
+export function storeOf(fallback: PromiseStore, keyspace: unknown): PromiseStore {
+  if (keyspaceArgument(keyspace) === undefined) {
+    return fallback;
+  }
+  if (!(keyspace instanceof PromiseStore) || keyspace.transport !== fallback.transport) {
+    throw invalidArgument("the keyspace must be one opened on this database");
+  }
+  return keyspace;
+}

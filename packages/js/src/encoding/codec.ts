@@ -1,0 +1,83 @@
+/**
+ * Key and value encodings: JS values to the bytes the engine stores, and back.
+ *
+ * Key order is byte order. A `"utf8"` key is stored as its UTF-8 bytes, so keys sort by code
+ * point — which differs from JavaScript's `<` on strings (UTF-16 code units) for characters
+ * above U+FFFF against those in U+E000–U+FFFF: `"\u{1F600}" > "\uFFFD"` in ShaleDB, but `<` in JS.
+ * A `"utf8"` key or value must be well-formed UTF-16 (no lone surrogate), so that it reads back
+ * as written and two different strings are never one key.
+ *
+ * @module
+ */
+import { bytesArgument, describe, wellFormedString } from "../arguments/checks.js";
+import { invalidArgument } from "../errors.js";
+import type { KeyEncoding, ValueEncoding } from "../types.js";
+
+export { describe } from "../arguments/checks.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
+/** Converts keys or values of one encoding. */
+export interface Codec<T> {
+  readonly name: string;
+  /** The bytes of `value`; a wrong JS type is `INVALID_ARGUMENT` naming `what`. */
+  encode(value: T, what: string): Uint8Array;
+  decode(bytes: Uint8Array): T;
+}
+
+const utf8: Codec<string> = {
+  name: "utf8",
+  encode: (value, what) => encoder.encode(wellFormedString(value, what, "utf8")),
+  decode: (bytes) => decoder.decode(bytes),
+};
+
+const binary: Codec<Uint8Array> = {
+  name: "binary",
+  encode: (value, what) => bytesArgument(value, what),
+  decode: (bytes) => bytes,
+};
+
+/** JSON text escapes lone surrogates (`"\ud800"`), so every string round-trips. */
+const json: Codec<unknown> = {
+  name: "json",
+  encode(value, what) {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (error) {
+      throw invalidArgument(`${what} cannot be serialised as JSON: ${String(error)}`);
+    }
+    if (text === undefined) {
+      throw invalidArgument(`${what} cannot be serialised as JSON (got ${describe(value)})`);
+    }
+    return encoder.encode(text);
+  },
+  decode: (bytes) => JSON.parse(decoder.decode(bytes)) as unknown,
+};
+
+/** The codec of key encoding `name` (checked by `encodingNames` in `../arguments/checks.ts`). */
+export function keyCodec(name: KeyEncoding): Codec<unknown> {
+  switch (name) {
+    case "utf8":
+      return utf8 as Codec<unknown>;
+    case "binary":
+      return binary as Codec<unknown>;
+    default:
+      throw invalidArgument(`unknown keyEncoding ${describe(name)} (use "utf8" or "binary")`);
+  }
+}
+
+/** The codec of value encoding `name` (checked by `encodingNames` in `../arguments/checks.ts`). */
+export function valueCodec(name: ValueEncoding): Codec<unknown> {
+  switch (name) {
+    case "utf8":
+      return utf8 as Codec<unknown>;
+    case "binary":
+      return binary as Codec<unknown>;
+    case "json":
+      return json;
+    default:
+      throw invalidArgument(`unknown valueEncoding ${describe(name)} (use "utf8", "binary" or "json")`);
+  }
+}

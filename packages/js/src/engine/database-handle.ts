@@ -1,0 +1,151 @@
+/**
+ * One open database inside the WebAssembly instance, as the TypeScript layer tracks it: its
+ * handle, the storage bridge it owns, the iterators, snapshots and transactions open on it, and
+ * the scheduling of flush and compaction in idle time.
+ *
+ * @module
+ */
+import {
+  call,
+  checkGeneration,
+  currentGeneration,
+  onPanic,
+  wasm,
+} from "./instance.js";
+import { closedError } from "../errors.js";
+import { MaintenanceScheduler } from "./maintenance.js";
+import type { StorageHost } from "./storage-host.js";
+
+/** Kinds of resources released when their database closes. */
+export type ResourceKind = "iterator" | "snapshot" | "transaction";
+
+const closers: Record<ResourceKind, (id: number) => void> = {
+  iterator: (id) => wasm.iterClose(id),
+  snapshot: (id) => wasm.snapshotClose(id),
+  transaction: (id) => wasm.txRollback(id),
+};
+
+/**
+ * Releases iterators and snapshots their user abandoned without `close()`, so they cannot pin
+ * memory or hold back compaction forever.
+ */
+const abandoned = new FinalizationRegistry<{ db: DatabaseHandle; kind: ResourceKind; id: number }>(
+  ({ db, kind, id }) => {
+    db.release(kind, id);
+  },
+);
+
+export class DatabaseHandle {
+  readonly generation: number;
+  #closed = false;
+  /** Idle-time maintenance (with `autoMaintenance`). */
+  readonly #maintenance: MaintenanceScheduler | undefined;
+  readonly #resources = new Map<number, ResourceKind>();
+  readonly #unsubscribePanic: () => void;
+
+  constructor(
+    readonly id: number,
+    readonly storage: StorageHost,
+    readonly location: string,
+    readonly autoMaintenance: boolean,
+  ) {
+    this.generation = currentGeneration();
+    this.#maintenance = autoMaintenance
+      ? new MaintenanceScheduler(
+          {
+            maintain: (budget) => this.call(() => wasm.dbMaintain(this.id, budget)),
+            memtableBytes: () => this.call(() => wasm.dbStats(this.id))[3] ?? 0,
+            sealMemtable: () => this.call(() => wasm.dbSealMemtable(this.id)),
+          },
+          { run: (turn) => turn() },
+        )
+      : undefined;
+    // After a panic the instance never drops its handles: release the files and the lock here.
+    this.#unsubscribePanic = onPanic(() => {
+      this.#closed = true;
+      this.#maintenance?.stop();
+      storage.releaseAll();
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Throws `CLOSED` or `PANIC` unless the database can be used. */
+  check(): void {
+    checkGeneration(this.generation);
+    if (this.#closed) {
+      throw closedError("the database");
+    }
+  }
+
+  /** Calls into the instance for this database (checking it first). */
+  call<T>(fn: () => T): T {
+    this.check();
+    return call(fn);
+  }
+
+  /**
+   * Tracks resource `id` of `kind`, owned by JS object `owner`: released on `close()` of the
+   * database, or when `owner` is garbage-collected without having been closed.
+   */
+  track(kind: ResourceKind, id: number, owner: object): void {
+    this.#resources.set(id * 4 + kindIndex(kind), kind);
+    abandoned.register(owner, { db: this, kind, id }, owner);
+  }
+
+  /** Releases a tracked resource (idempotent). */
+  release(kind: ResourceKind, id: number, owner?: object): void {
+    if (owner !== undefined) {
+      abandoned.unregister(owner);
+    }
+    if (!this.#resources.delete(id * 4 + kindIndex(kind))) {
+      return;
+    }
+    if (this.generation === currentGeneration() && !this.#closed) {
+      try {
+        call(() => closers[kind](id));
+      } catch {
+        // Only a panic can fail here, and it has been reported to whoever calls next.
+      }
+    }
+  }
+
+  /** Stops tracking a resource the instance has ended by itself (a committed transaction). */
+  forget(kind: ResourceKind, id: number, owner?: object): void {
+    if (owner !== undefined) {
+      abandoned.unregister(owner);
+    }
+    this.#resources.delete(id * 4 + kindIndex(kind));
+  }
+
+  /** After a write: make sure idle-time maintenance will run. */
+  afterWrite(): void {
+    this.#maintenance?.schedule();
+  }
+
+  /** Closes every resource, then the database, then the storage bridge. Idempotent. */
+  close(): void {
+    if (this.#closed) {
+      return;
+    }
+    checkGeneration(this.generation);
+    for (const [key, kind] of this.#resources) {
+      call(() => closers[kind](Math.floor(key / 4)));
+    }
+    this.#resources.clear();
+    this.#closed = true;
+    this.#maintenance?.stop();
+    this.#unsubscribePanic();
+    try {
+      call(() => wasm.dbClose(this.id));
+    } finally {
+      this.storage.releaseAll();
+    }
+  }
+}
+
+function kindIndex(kind: ResourceKind): number {
+  return kind === "iterator" ? 0 : kind === "snapshot" ? 1 : 2;
+}

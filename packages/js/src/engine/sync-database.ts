@@ -1,0 +1,242 @@
+/**
+ * The synchronous database (`openSync` in Node), and opening one on any storage bridge.
+ *
+ * @module
+ */
+import { compactRange, maintainBudget, pathArgument, transactArguments } from "../arguments/checks.js";
+import { SyncBatchImpl } from "./batch.js";
+import type { Codec } from "../encoding/codec.js";
+import { DatabaseHandle } from "./database-handle.js";
+import { call, ensureLoadedSync, wasm } from "./instance.js";
+import { ShaleError } from "../errors.js";
+import { keyspaceCodecs } from "../arguments/keyspace-options.js";
+import { checkOpenOptions } from "../arguments/open-options.js";
+import { packOperations } from "../encoding/packed-ops.js";
+import { writePacked } from "./write-packed.js";
+import { SnapshotImpl } from "./snapshot.js";
+import type { StorageHost } from "./storage-host.js";
+import { StoreImpl, storeOf } from "./store.js";
+import { SyncTransactionImpl } from "./transaction.js";
+import type {
+  BatchOperation,
+  EncodingOptions,
+  KeyEncoding,
+  KeyOf,
+  OpenOptions,
+  Snapshot,
+  Stats,
+  SyncBatch,
+  SyncDatabase,
+  SyncKeyspace,
+  SyncTransaction,
+  ValueEncoding,
+  ValueOf,
+  WriteOptions,
+} from "./types.js";
+
+/** Where databases live: a directory of files behind a storage bridge. */
+export interface Environment {
+  /** The canonical form of `location` (an absolute path in Node). */
+  resolve(location: string): string;
+  /** The storage bridge of directory `location`; `create`: make the directory if missing. */
+  storage(location: string, create: boolean): StorageHost;
+}
+
+/** A `ShaleError` for a failure to reach the directory itself. */
+function storageError(location: string, error: unknown): ShaleError {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ShaleError(
+    code === "ENOENT" ? "NOT_FOUND" : "IO",
+    `shaledb: cannot open the directory ${location}: ${message}` +
+      (code === "ENOENT" ? " (it does not exist and createIfMissing is false)" : ""),
+    { cause: error },
+  );
+}
+
+/** Opens the database at `location` in `env` synchronously. */
+export function openDatabaseSync(
+  env: Environment,
+  location: string,
+  options?: OpenOptions<KeyEncoding, ValueEncoding>,
+): SyncDatabaseImpl {
+  pathArgument(location, "the location");
+  const o = checkOpenOptions(options);
+
+  ensureLoadedSync();
+  const resolved = env.resolve(location);
+  let storage: StorageHost;
+  try {
+    storage = env.storage(resolved, o.createIfMissing);
+  } catch (error) {
+    throw storageError(resolved, error);
+  }
+  let id: number;
+  try {
+    id = call(() =>
+      wasm.dbOpen(
+        storage,
+        o.createIfMissing,
+        o.errorIfExists,
+        o.memtableSize,
+        o.blockCacheSize,
+        o.compression,
+        o.bloomBitsPerKey,
+      ),
+    );
+  } catch (error) {
+    storage.releaseAll();
+    throw error;
+  }
+  const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance);
+  // Work left by an earlier process (immutable memtables recovered, a deep L0) starts now.
+  handle.afterWrite();
+  return new SyncDatabaseImpl(handle, env, o.keys, o.values);
+}
+
+export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown, unknown> {
+  readonly #env: Environment;
+
+  constructor(
+    handle: DatabaseHandle,
+    env: Environment,
+    keys: Codec<unknown>,
+    values: Codec<unknown>,
+  ) {
+    super(handle, 0, "default", keys, values);
+    this.#env = env;
+  }
+
+  get location(): string {
+    return this.db.location;
+  }
+
+  get closed(): boolean {
+    return this.db.closed;
+  }
+
+  keyspace<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
+    name: string,
+    options?: EncodingOptions<KE, VE>,
+  ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>> {
+    const { keys, values } = keyspaceCodecs(name, options);
+    const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name));
+    return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<
+      KeyOf<KE>,
+      ValueOf<VE>
+    >;
+  }
+
+  batch(): SyncBatch<unknown, unknown>;
+  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): void;
+  batch(
+    operations?: readonly BatchOperation<unknown, unknown>[],
+    options?: WriteOptions,
+  ): SyncBatch<unknown, unknown> | undefined {
+    if (operations === undefined) {
+      this.db.check();
+      return new SyncBatchImpl(this.db, this);
+    }
+    writePacked(this.db, packOperations((keyspace) => storeOf(this, keyspace), operations), options);
+    return undefined;
+  }
+
+  snapshot(): Snapshot {
+    return SnapshotImpl.open(this.db);
+  }
+
+  transaction(): SyncTransaction<unknown, unknown> {
+    return SyncTransactionImpl.begin(this.db, this);
+  }
+
+  transact<T>(
+    body: (tx: SyncTransaction<unknown, unknown>) => T,
+    options?: WriteOptions & { retries?: number },
+  ): T {
+    const { retries, write } = transactArguments(body, options);
+    for (let attempt = 0; ; attempt++) {
+      const tx = this.transaction();
+      try {
+        const result = body(tx);
+        tx.commit(write);
+        return result;
+      } catch (error) {
+        tx.rollback();
+        const conflict = (error as { code?: unknown }).code === "CONFLICT";
+        if (!conflict || attempt >= retries) {
+          throw error;
+        }
+      }
+    }
+  }
+
+  flush(): void {
+    this.db.call(() => wasm.dbFlush(this.db.id));
+  }
+
+  compact(range?: { start?: unknown; end?: unknown }): void {
+    const bounds = compactRange(range);
+    const start = bounds.start === undefined ? undefined : this.keyCodec.encode(bounds.start, "start");
+    const end = bounds.end === undefined ? undefined : this.keyCodec.encode(bounds.end, "end");
+    this.db.call(() => wasm.dbCompact(this.db.id, 0, start, end));
+  }
+
+  maintain(budgetBytes = 1 << 20): boolean {
+    const budget = maintainBudget(budgetBytes);
+    return this.db.call(() => wasm.dbMaintain(this.db.id, budget));
+  }
+
+  checkpoint(destination: string): void {
+    pathArgument(destination, "the checkpoint's destination directory");
+    this.db.check();
+    const resolved = this.#env.resolve(destination);
+    let storage: StorageHost;
+    try {
+      storage = this.#env.storage(resolved, true);
+    } catch (error) {
+      throw storageError(resolved, error);
+    }
+    try {
+      checkpointTo(this, storage);
+    } finally {
+      storage.releaseAll();
+    }
+  }
+
+  stats(): Stats {
+    const f = this.db.call(() => wasm.dbStats(this.db.id));
+    const n = f[6] ?? 0;
+    const levels: Stats["levels"] = [];
+    for (let i = 0; i < n; i++) {
+      levels.push({ files: f[7 + 2 * i] ?? 0, bytes: f[8 + 2 * i] ?? 0 });
+    }
+    return {
+      entries: f[0] ?? 0,
+      levels,
+      writeAmplification: f[1] ?? 0,
+      userBytesWritten: f[2] ?? 0,
+      memtableBytes: f[3] ?? 0,
+      cacheBytes: f[4] ?? 0,
+      tableBytes: f[5] ?? 0,
+      directorySync: this.db.storage.directorySync ?? "ok",
+    };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+/** Writes a consistent copy of `db` into `storage`, which must hold no file (the caller releases it). */
+export function checkpointTo(db: SyncDatabaseImpl, storage: StorageHost): void {
+  db.db.call(() => wasm.dbCheckpoint(db.db.id, storage));
+}
+
+/** Makes the memtable of `db` immutable, for later maintenance steps to flush (before idling). */
+export function sealMemtable(db: SyncDatabaseImpl): void {
+  db.db.call(() => wasm.dbSealMemtable(db.db.id));
+}

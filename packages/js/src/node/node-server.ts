@@ -1,0 +1,53 @@
+/**
+ * The server of Node's Promise API: the database opened on the synchronous API, serving the
+ * requests of one client (the Promise API's transport) — the same server that browsers' owners
+ * run (`../server/database-server.ts`), with Node's services.
+ *
+ * @module
+ */
+import { checkOpenOptions } from "../arguments/open-options.js";
+import { debugPanic } from "../engine/module-functions.js";
+import { openDatabaseSync, type Environment } from "../engine/sync-database.js";
+import { invalidArgument } from "../errors.js";
+import { DatabaseServer } from "../server/database-server.js";
+import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
+import { nodeEnvironment } from "./environment.js";
+
+/**
+ * Opens database `location` (a directory) with `options` and returns its server. Throws as
+ * `openSync` does (`LOCKED`, `CORRUPTION`, `INVALID_ARGUMENT`, `IO`, ...). `hooks.environment`:
+ * where files live (default Node's file system); `hooks.busy`: told when maintenance starts and
+ * ends (`../engine/maintenance.ts`).
+ */
+export function openNodeServer(
+  location: string,
+  options: OpenOptions<KeyEncoding, ValueEncoding> | undefined,
+  hooks: { environment?: Environment; busy?: (busy: boolean) => void } = {},
+): DatabaseServer {
+  const checked = checkOpenOptions(options);
+  const db = openDatabaseSync(hooks.environment ?? nodeEnvironment, location, {
+    ...options,
+    keyEncoding: "binary",
+    valueEncoding: "binary",
+    autoMaintenance: false,
+  });
+  return new DatabaseServer(
+    db,
+    {
+      checkpoint: (destination) => db.checkpoint(destination),
+      exportArchive: () => {
+        throw invalidArgument("export() is for browsers; in Node, checkpoint() writes a copy into a directory");
+      },
+      stats: () => db.stats(),
+      debugPanic: (message) => debugPanic(message),
+      debugLoseReplies: () => {
+        throw invalidArgument("debugLoseReplies is a test hook of browsers' tabs");
+      },
+    },
+    {
+      autoMaintenance: checked.autoMaintenance,
+      idleSeal: false,
+      ...(hooks.busy === undefined ? {} : { busy: hooks.busy }),
+    },
+  );
+}

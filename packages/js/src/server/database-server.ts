@@ -1,0 +1,215 @@
+/**
+ * The server side of every transport: one open database (the synchronous API) serving the
+ * request messages of its clients, in Node (in this thread or a worker thread) and in the
+ * browser worker that owns a database (for its own page and other tabs).
+ *
+ * Messages, maintenance turns and whatever the host adds (a browser owner's pool growth) run one
+ * at a time ({@link JobQueue}), each to its end, so a request never sees another half done. In a
+ * message, writes that arrived together are committed as one batch (`write-path.ts`), the rest
+ * run one by one in order (`executor.ts`); the replies of a message go back together.
+ *
+ * @module
+ */
+import { sealMemtable, type SyncDatabaseImpl } from "../engine/sync-database.js";
+import type { Args, KeyspaceDeclaration, Op, Reply, RequestMessage } from "../transport/requests.js";
+import { toWire } from "../transport/wire-error.js";
+import { AppliedWrites } from "./applied-writes.js";
+import type { ClientResources } from "./client-resources.js";
+import { Executor, WRITES, type ServerServices } from "./executor.js";
+import { JobQueue, type Job } from "./job-queue.js";
+import { MAINTENANCE_EVERY, MaintenanceScheduler } from "../engine/maintenance.js";
+import { WritePath, isRejection } from "./write-path.js";
+
+/**
+ * What a server needs of where it runs, beyond the database: the services that depend on it
+ * (checkpoints, export, stats, test hooks) and, for a browser owner, its slot pool's sizing.
+ */
+export interface ServerHost extends Omit<ServerServices, "debugFailMergedWrite"> {
+  /**
+   * Resolves once request `op` may run (a browser owner grows its slot pool first when the
+   * request may create files); `undefined`: it may run now.
+   */
+  prepare?(op: Op, args: Args<Op>): Promise<void> | undefined;
+  /** Whether writes that arrived together may be committed as one batch now (default: yes). */
+  canMerge?(): boolean;
+  /** Before each maintenance step: `false` pauses maintenance (see `../engine/maintenance.ts`). */
+  mayMaintain?(): boolean;
+  /** After each message is answered. */
+  afterMessage?(): void;
+}
+
+export interface ServerOptions {
+  /** Run flush and compaction in turns between messages (the database's `autoMaintenance`). */
+  autoMaintenance: boolean;
+  /** Seal a big memtable once requests pause (browsers: `../engine/maintenance.ts`, idle seal). */
+  idleSeal: boolean;
+  /** Told when maintenance work starts (`true`) and when none is left (`false`). */
+  busy?: (busy: boolean) => void;
+}
+
+/**
+ * Bytes a request writes, roughly (a commit's are unknown: counted as `MAINTENANCE_EVERY`);
+ * flush and compaction may have work only after writes.
+ */
+function bytesWritten(request: RequestMessage): number {
+  switch (request[1]) {
+    case "put": {
+      const [, key, value] = request[2] as Args<"put">;
+      return key.length + value.length;
+    }
+    case "delete":
+      return (request[2] as Args<"delete">)[1].length;
+    case "write":
+      return (request[2] as Args<"write">)[0].length;
+    case "txCommit":
+      return MAINTENANCE_EVERY;
+    default:
+      return 0;
+  }
+}
+
+export class DatabaseServer {
+  readonly db: SyncDatabaseImpl;
+  /** The applied-write records of served clients (`applied-writes.ts`). */
+  readonly applied: AppliedWrites;
+  readonly #host: ServerHost;
+  readonly #executor: Executor;
+  readonly #writes: WritePath;
+  readonly #queue = new JobQueue();
+  readonly #maintenance: MaintenanceScheduler | undefined;
+  #stopped = false;
+
+  constructor(db: SyncDatabaseImpl, host: ServerHost, options: ServerOptions) {
+    this.db = db;
+    this.#host = host;
+    this.applied = new AppliedWrites(db);
+    this.#executor = new Executor(db, {
+      checkpoint: (destination) => host.checkpoint(destination),
+      exportArchive: () => host.exportArchive(),
+      stats: () => host.stats(),
+      debugPanic: (message) => host.debugPanic(message),
+      debugLoseReplies: (client) => host.debugLoseReplies(client),
+      debugFailMergedWrite: (code) => this.#writes.failNextMerged(code),
+    });
+    this.#writes = new WritePath(this.#executor, this.applied);
+    this.#maintenance = options.autoMaintenance
+      ? new MaintenanceScheduler(
+          {
+            maintain: (budget) => db.maintain(budget),
+            memtableBytes: () => db.stats().memtableBytes,
+            sealMemtable: () => sealMemtable(db),
+          },
+          {
+            run: (turn) => this.#queue.push(turn),
+            ...(host.mayMaintain === undefined ? {} : { mayStep: () => host.mayMaintain?.() ?? true }),
+            idleSeal: options.idleSeal,
+            ...(options.busy === undefined ? {} : { busy: options.busy }),
+          },
+        )
+      : undefined;
+    // Work left by an earlier session (immutable memtables recovered, a deep L0) starts now.
+    this.maintainSoon();
+  }
+
+  /** Whether the server stopped serving (it closed, or its instance panicked). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Schedules a maintenance turn (with `autoMaintenance`). */
+  maintainSoon(): void {
+    this.#maintenance?.schedule();
+  }
+
+  /** Runs `job` after everything queued before it (requests, maintenance), alone. */
+  run(job: Job): void {
+    this.#queue.push(job);
+  }
+
+  /**
+   * Serves one message of `client`: binds the keyspaces it declares, carries its requests out in
+   * order, then calls `reply` with every reply (after the messages queued before it).
+   */
+  serve(
+    client: ClientResources,
+    requests: RequestMessage[],
+    keyspaces: KeyspaceDeclaration[] | undefined,
+    reply: (replies: Reply[]) => void,
+  ): void {
+    this.#queue.push(() => this.#process(client, requests, keyspaces, reply));
+  }
+
+  /** Stops serving and scheduling maintenance; later messages fail as the closed database does. */
+  stop(): void {
+    this.#stopped = true;
+    this.#maintenance?.stop();
+  }
+
+  async #process(
+    client: ClientResources,
+    requests: RequestMessage[],
+    keyspaces: KeyspaceDeclaration[] | undefined,
+    reply: (replies: Reply[]) => void,
+  ): Promise<void> {
+    const replies: Reply[] = [];
+    let written = 0;
+    if (keyspaces !== undefined && !this.#stopped) {
+      this.#executor.declare(client, keyspaces);
+    }
+    const todo = this.#stopped ? requests : this.#writes.skipApplied(client, requests, replies);
+    /** Writes before this index run one by one (a merged batch of them was refused). */
+    let separately = 0;
+    for (let i = 0; i < todo.length; i++) {
+      // Writes that arrived together are written together (a group commit).
+      let end = i;
+      while (end < todo.length && WRITES.has((todo[end] as RequestMessage)[1])) {
+        end++;
+      }
+      if (end - i >= 2 && i >= separately && !this.#stopped && (this.#host.canMerge?.() ?? true)) {
+        const run = todo.slice(i, end);
+        const failure = this.#writes.commitMerged(client, run);
+        if (failure === undefined || !isRejection(failure)) {
+          for (const [id] of run) {
+            replies.push(failure === undefined ? [id, true, undefined] : [id, false, toWire(failure)]);
+          }
+          if (failure === undefined) {
+            written += run.reduce((n, request) => n + bytesWritten(request), 0);
+          }
+          i = end - 1;
+          continue;
+        }
+        // Refused before anything was written (a bad one among them): each runs alone, so that
+        // only the bad one fails.
+        separately = end;
+      }
+      const request = todo[i] as RequestMessage;
+      const [id, op, args] = request;
+      const tracked = client.tracked && WRITES.has(op);
+      try {
+        const ready = this.#stopped ? undefined : this.#host.prepare?.(op, args);
+        if (ready !== undefined) {
+          await ready.catch((error: unknown) => {
+            if (tracked) this.#writes.notCommitted(client, request);
+            throw error;
+          });
+        }
+        let result: unknown;
+        if (tracked) {
+          this.#writes.commitTracked(client, request);
+        } else {
+          result = this.#executor.execute(client, op, args);
+          if (result instanceof Promise) {
+            result = await result;
+          }
+        }
+        replies.push([id, true, result]);
+        written += bytesWritten(request);
+      } catch (error) {
+        replies.push([id, false, toWire(error)]);
+      }
+    }
+    reply(replies);
+    this.#maintenance?.served(written);
+    this.#host.afterMessage?.();
+  }
+}

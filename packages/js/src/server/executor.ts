@@ -1,0 +1,309 @@
+/**
+ * The server's side of the requests (`../transport/requests.ts`): each one carried out on the
+ * open database (the synchronous API), with bytes for keys and values. Iterators, snapshots,
+ * transactions and keyspace numbers belong to the client that opened them
+ * (`client-resources.ts`).
+ *
+ * @module
+ */
+import { checkReverse } from "../encoding/bounds.js";
+import { checkUserKeyspaceName } from "../arguments/keyspace-options.js";
+import { keyCodec } from "../encoding/codec.js";
+import { ShaleError, closedError, invalidArgument } from "../errors.js";
+import { NativeIterator } from "../engine/native-iterator.js";
+import { OP_DELETE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
+import type { SnapshotImpl } from "../engine/snapshot.js";
+import type { StoreImpl } from "../engine/store.js";
+import type { SyncDatabaseImpl } from "../engine/sync-database.js";
+import type { SyncTransactionImpl } from "../engine/transaction.js";
+import { writePackedBytes } from "../engine/write-packed.js";
+import type { IteratorOptions, ReadOptions, Stats } from "../types.js";
+import type { ClientResources, OpenTransaction } from "./client-resources.js";
+import type {
+  Args,
+  KeyspaceDeclaration,
+  Op,
+  RequestMessage,
+  Result,
+  WireRange,
+} from "../transport/requests.js";
+
+const bytes = keyCodec("binary");
+
+/** The writes: {@link Executor.commitWrites} applies any run of them as one atomic batch. */
+export const WRITES: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write"]);
+
+/** What the server's host provides beyond the database itself (browsers: their OPFS pool). */
+export interface ServerServices {
+  checkpoint(destination: string): void | Promise<void>;
+  exportArchive(): Blob;
+  stats(): Stats | Promise<Stats>;
+  debugPanic(message: string): void;
+  debugLoseReplies(client: ClientResources): void;
+  debugFailMergedWrite(code: ShaleError["code"]): void;
+}
+
+type Handler<O extends Op> = (
+  client: ClientResources,
+  ...args: Args<O>
+) => Result<O> | Promise<Result<O>>;
+
+export class Executor {
+  readonly #db: SyncDatabaseImpl;
+  readonly #services: ServerServices;
+  /** Engine keyspaces by engine number (0: the default one) and by name. */
+  readonly #stores = new Map<number, StoreImpl>();
+  readonly #byName = new Map<string, number>();
+  #nextHandle = 1;
+
+  constructor(db: SyncDatabaseImpl, services: ServerServices) {
+    this.#db = db;
+    this.#services = services;
+    this.#stores.set(0, db);
+  }
+
+  /**
+   * Applies writes `requests` (`put`, `delete`, `write`: {@link WRITES}) of `client` as one
+   * atomic batch — one log record, one file write — with `extra` packed operations (engine
+   * keyspace numbers) appended to it. Each request's own effect stays atomic.
+   *
+   * Throws the batch's error. `INVALID_ARGUMENT` is found before anything is committed (a bad
+   * keyspace number, an oversize key): nothing was written. After any other error (`IO`,
+   * `QUOTA`, `POISONED`, `PANIC`) whether the batch was written is unknown.
+   */
+  commitWrites(client: ClientResources, requests: readonly RequestMessage[], extra?: Uint8Array): void {
+    writePackedBytes(this.#db.db, ...Executor.#merge(client, requests, extra));
+  }
+
+  /**
+   * Binds the keyspace numbers a client declares (it opened them with earlier owners: they
+   * exist). One that cannot be opened fails the requests that use it, with that error.
+   */
+  declare(client: ClientResources, declarations: readonly KeyspaceDeclaration[]): void {
+    for (const [number, name] of declarations) {
+      try {
+        checkUserKeyspaceName(name);
+        client.keyspaces.bind(number, this.#openKeyspace(name));
+      } catch (error) {
+        client.keyspaces.fail(
+          number,
+          error instanceof ShaleError ? error : new ShaleError("IO", `shaledb: ${String(error)}`),
+        );
+      }
+    }
+  }
+
+  /** The engine number of keyspace `name`, opened (and created if missing) on first use. */
+  #openKeyspace(name: string): number {
+    let ks = this.#byName.get(name);
+    if (ks === undefined) {
+      const store = this.#db.keyspace(name, { keyEncoding: "binary", valueEncoding: "binary" });
+      ks = (store as unknown as StoreImpl).keyspaceId;
+      this.#stores.set(ks, store as unknown as StoreImpl);
+      this.#byName.set(name, ks);
+    }
+    return ks;
+  }
+
+  /** The packed operations (engine keyspace numbers) of a run of writes, and whether any asked for `sync`. */
+  static #merge(
+    client: ClientResources,
+    requests: readonly RequestMessage[],
+    extra: Uint8Array | undefined,
+  ): [Uint8Array, boolean] {
+    const ops = new PackedOps();
+    const parts: Uint8Array[] = [];
+    let sync = false;
+    for (const [, op, args] of requests) {
+      if (op === "put") {
+        const [ks, key, value, s] = args as Args<"put">;
+        ops.add(OP_PUT, client.keyspaces.engine(ks), key, value);
+        sync ||= s;
+      } else if (op === "delete") {
+        const [ks, key, s] = args as Args<"delete">;
+        ops.add(OP_DELETE, client.keyspaces.engine(ks), key);
+        sync ||= s;
+      } else if (op === "write") {
+        const [packed, s] = args as Args<"write">;
+        parts.push(client.keyspaces.remap(packed));
+        sync ||= s;
+      } else {
+        throw invalidArgument(`${op} is not a write`);
+      }
+    }
+    parts.push(ops.bytes());
+    if (extra !== undefined) {
+      parts.push(extra);
+    }
+    if (parts.length === 1) {
+      return [parts[0] as Uint8Array, sync];
+    }
+    const merged = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      merged.set(part, at);
+      at += part.length;
+    }
+    return [merged, sync];
+  }
+
+  /** Carries out request `op` for `client`; throws (or rejects) with the request's error. */
+  execute<O extends Op>(client: ClientResources, op: O, args: Args<O>): Result<O> | Promise<Result<O>> {
+    const handler = this.#handlers[op] as Handler<O> | undefined;
+    if (handler === undefined) {
+      throw invalidArgument(`unknown request ${String(op)}`);
+    }
+    return handler(client, ...args);
+  }
+
+  /** The engine keyspace that `client`'s keyspace number `ks` names. */
+  #store(client: ClientResources, ks: number): StoreImpl {
+    const store = this.#stores.get(client.keyspaces.engine(ks));
+    if (store === undefined) {
+      throw invalidArgument(`no keyspace number ${ks} is open`);
+    }
+    return store;
+  }
+
+  /** The keyspace argument of a transaction call: `undefined` for the default one. */
+  #txKeyspace(client: ClientResources, ks: number): StoreImpl | undefined {
+    return ks === 0 ? undefined : this.#store(client, ks);
+  }
+
+  /** Read options naming the client's snapshot `id` (none for 0 or absent). */
+  #read(client: ClientResources, id: number | undefined): ReadOptions {
+    if (id === undefined || id === 0) {
+      return {};
+    }
+    const snapshot = client.snapshots.get(id);
+    if (snapshot === undefined) {
+      throw closedError("the snapshot");
+    }
+    return { snapshot };
+  }
+
+  #transaction(client: ClientResources, id: number): OpenTransaction {
+    const open = client.transactions.get(id);
+    if (open === undefined) {
+      throw closedError("the transaction (committed or rolled back)");
+    }
+    return open;
+  }
+
+  #range(client: ClientResources, range: WireRange): IteratorOptions<unknown> {
+    const { snapshot, ...bounds } = range;
+    return { ...bounds, reverse: checkReverse(range.reverse), ...this.#read(client, snapshot) };
+  }
+
+  /** Records a failed write into a transaction, then rethrows it. */
+  static #intoTransaction(open: OpenTransaction, write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      open.failure ??= error;
+      throw error;
+    }
+  }
+
+  readonly #handlers: { [O in Op]: Handler<O> } = {
+    keyspace: (client, name, number) => {
+      if (typeof name !== "string" || name === "") {
+        throw invalidArgument("a keyspace name must be a non-empty string");
+      }
+      checkUserKeyspaceName(name);
+      client.keyspaces.bind(number, this.#openKeyspace(name));
+    },
+    get: (client, ks, key, snapshot) =>
+      this.#store(client, ks).get(key, this.#read(client, snapshot)) as Uint8Array | undefined,
+    getMany: (client, ks, keys, snapshot) =>
+      this.#store(client, ks).getMany(keys, this.#read(client, snapshot)) as (
+        | Uint8Array
+        | undefined
+      )[],
+    has: (client, ks, key, snapshot) =>
+      this.#store(client, ks).has(key, this.#read(client, snapshot)),
+    put: (client, ks, key, value, sync) => this.#store(client, ks).put(key, value, { sync }),
+    delete: (client, ks, key, sync) => this.#store(client, ks).delete(key, { sync }),
+    write: (client, ops, sync) => writePackedBytes(this.#db.db, client.keyspaces.remap(ops), sync),
+    iterOpen: (client, ks, range, mode, first) => {
+      const engine = this.#store(client, ks).keyspaceId;
+      const it = new NativeIterator(this.#db.db, engine, this.#range(client, range), bytes);
+      const batch = it.fetch(first, mode);
+      if (it.exhausted) {
+        return [0, batch];
+      }
+      const id = this.#nextHandle++;
+      client.iterators.set(id, it);
+      return [id, batch];
+    },
+    iterNext: (client, id, want, mode) => {
+      const it = client.iterators.get(id);
+      if (it === undefined) {
+        throw closedError("the iterator");
+      }
+      const batch = it.fetch(want, mode);
+      if (it.exhausted) {
+        client.iterators.delete(id);
+      }
+      return batch;
+    },
+    iterClose: (client, id) => {
+      client.iterators.get(id)?.close();
+      client.iterators.delete(id);
+    },
+    count: (client, ks, range) => this.#store(client, ks).count(this.#range(client, range)),
+    snapshotOpen: (client) => {
+      const id = this.#nextHandle++;
+      client.snapshots.set(id, this.#db.snapshot() as SnapshotImpl);
+      return id;
+    },
+    snapshotClose: (client, id) => {
+      client.snapshots.get(id)?.close();
+      client.snapshots.delete(id);
+    },
+    txOpen: (client) => {
+      const id = this.#nextHandle++;
+      client.transactions.set(id, {
+        tx: this.#db.transaction() as SyncTransactionImpl,
+        failure: undefined,
+      });
+      return id;
+    },
+    txGet: (client, tx, ks, key) =>
+      this.#transaction(client, tx).tx.get(key, this.#txKeyspace(client, ks)) as Uint8Array | undefined,
+    txPut: (client, tx, ks, key, value) => {
+      const open = this.#transaction(client, tx);
+      Executor.#intoTransaction(open, () => open.tx.put(key, value, this.#txKeyspace(client, ks)));
+    },
+    txDelete: (client, tx, ks, key) => {
+      const open = this.#transaction(client, tx);
+      Executor.#intoTransaction(open, () => open.tx.delete(key, this.#txKeyspace(client, ks)));
+    },
+    txCommit: (client, tx, sync) => {
+      const open = this.#transaction(client, tx);
+      client.transactions.delete(tx);
+      if (open.failure !== undefined) {
+        open.tx.rollback();
+        throw open.failure;
+      }
+      open.tx.commit({ sync });
+    },
+    txRollback: (client, tx) => {
+      client.transactions.get(tx)?.tx.rollback();
+      client.transactions.delete(tx);
+    },
+    flush: () => this.#db.flush(),
+    compact: (_client, start, end) =>
+      this.#db.compact({
+        ...(start === undefined ? {} : { start }),
+        ...(end === undefined ? {} : { end }),
+      }),
+    maintain: (_client, budget) => this.#db.maintain(budget),
+    checkpoint: (_client, destination) => this.#services.checkpoint(destination),
+    stats: () => this.#services.stats(),
+    export: () => this.#services.exportArchive(),
+    debugPanic: (_client, message) => this.#services.debugPanic(message),
+    debugLoseReplies: (client) => this.#services.debugLoseReplies(client),
+    debugFailMergedWrite: (_client, code) => this.#services.debugFailMergedWrite(code),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * The requests of the Promise API and their replies, as they cross a transport (`transport.ts`):
+ * keys and values already encoded (the client runs the codecs, so the server sees bytes only),
+ * iterators, snapshots and transactions named by the server's numbers, keyspaces by the
+ * client's. The same in Node (to the engine in this thread or in a worker thread) and in
+ * browsers (to the worker that owns the database, in this tab or another).
+ *
+ * @module
+ */
+import type { IterationMode } from "../encoding/entry-batch.js";
+import type { ShaleErrorCode } from "../errors.js";
+import type { Stats } from "../types.js";
+
+/** Range, direction, limit and snapshot of an iteration, keys encoded. */
+export interface WireRange {
+  gt?: Uint8Array;
+  gte?: Uint8Array;
+  lt?: Uint8Array;
+  lte?: Uint8Array;
+  prefix?: Uint8Array;
+  reverse?: boolean;
+  limit?: number;
+  /** A snapshot id of the owner; 0 or absent: the latest state. */
+  snapshot?: number;
+}
+
+/**
+ * Every request: its arguments and result. Ids of iterators, snapshots and transactions are the
+ * owner's; keyspace numbers (`ks`) are the page's own, bound by `keyspace` (0 is the default
+ * keyspace; `../server/client-keyspaces.ts`).
+ */
+export interface Protocol {
+  /** Opens (creating it if missing) keyspace `name` as this page's keyspace `number`. */
+  keyspace: { args: [name: string, number: number]; result: void };
+  get: { args: [ks: number, key: Uint8Array, snapshot: number]; result: Uint8Array | undefined };
+  getMany: {
+    args: [ks: number, keys: Uint8Array[], snapshot: number];
+    result: (Uint8Array | undefined)[];
+  };
+  has: { args: [ks: number, key: Uint8Array, snapshot: number]; result: boolean };
+  put: { args: [ks: number, key: Uint8Array, value: Uint8Array, sync: boolean]; result: void };
+  delete: { args: [ks: number, key: Uint8Array, sync: boolean]; result: void };
+  /** Packed batch operations (`../encoding/packed-ops.ts`), applied atomically. */
+  write: { args: [ops: Uint8Array, sync: boolean]; result: void };
+  /** Opens an iterator and returns its first batch (`../encoding/entry-batch.ts`) of up to `first` entries. */
+  iterOpen: {
+    args: [ks: number, range: WireRange, mode: IterationMode, first: number];
+    result: [iterator: number, batch: Uint8Array];
+  };
+  iterNext: { args: [iterator: number, want: number, mode: IterationMode]; result: Uint8Array };
+  iterClose: { args: [iterator: number]; result: void };
+  count: { args: [ks: number, range: WireRange]; result: number };
+  snapshotOpen: { args: []; result: number };
+  snapshotClose: { args: [snapshot: number]; result: void };
+  txOpen: { args: []; result: number };
+  txGet: { args: [tx: number, ks: number, key: Uint8Array]; result: Uint8Array | undefined };
+  txPut: { args: [tx: number, ks: number, key: Uint8Array, value: Uint8Array]; result: void };
+  txDelete: { args: [tx: number, ks: number, key: Uint8Array]; result: void };
+  txCommit: { args: [tx: number, sync: boolean]; result: void };
+  txRollback: { args: [tx: number]; result: void };
+  flush: { args: []; result: void };
+  compact: { args: [start: Uint8Array | undefined, end: Uint8Array | undefined]; result: void };
+  maintain: { args: [budget: number]; result: boolean };
+  checkpoint: { args: [destination: string]; result: void };
+  /** The engine's figures (browsers add theirs: `BrowserStats`). */
+  stats: { args: []; result: Stats };
+  /** A tar archive of the database directory (browsers only). */
+  export: { args: []; result: Blob };
+  /** Panics inside the WebAssembly module (tests of the panic path only). */
+  debugPanic: { args: [message: string]; result: void };
+  /**
+   * Tests only: the owner carries out this page's next message of requests but does not send
+   * its replies (as if the owner's tab went away right after committing).
+   */
+  debugLoseReplies: { args: []; result: void };
+  /** Tests only: the next merged write (a group of writes applied together) fails with `code`. */
+  debugFailMergedWrite: { args: [code: ShaleErrorCode]; result: void };
+}
+
+export type Op = keyof Protocol;
+export type Args<O extends Op> = Protocol[O]["args"];
+export type Result<O extends Op> = Protocol[O]["result"];
+
+/**
+ * One request: a number unique per client (increasing), the operation, its arguments, and
+ * `1` if it was sent before to an owner that went away without answering it (a write then
+ * runs only if no owner applied it yet: `../server/applied-writes.ts`).
+ */
+export type RequestMessage<O extends Op = Op> = [id: number, op: O, args: Args<O>, resent?: 1];
+
+/** A keyspace a page opened earlier, declared to a new owner: the page's number and the name. */
+export type KeyspaceDeclaration = [number: number, name: string];
+
+/** An error as it crosses: a ShaleError's code and message. */
+export interface WireError {
+  code: ShaleErrorCode;
+  message: string;
+}
+
+/** One reply: to request `id`, its result or its error. */
+export type Reply = [id: number, ok: true, result: unknown] | [id: number, ok: false, error: WireError];
