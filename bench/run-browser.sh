@@ -12,7 +12,7 @@
 #
 # Other settings (environment): see bench/browser/README.md. The peers, Vite and playwright-core
 # install from npm into bench/browser/node_modules only (npm ci there), never into the root
-# workspace. Needs Debian's chromium (/usr/bin/chromium, or SHALEDB_CHROMIUM).
+# workspace. Installs Debian's chromium when missing (or set SHALEDB_CHROMIUM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
@@ -27,14 +27,9 @@ for a in "$@"; do
   esac
 done
 
-chromium="${SHALEDB_CHROMIUM:-/usr/bin/chromium}"
-if [ ! -x "$chromium" ]; then
-  echo "error: $chromium is missing: apt-get install chromium (Debian), or set SHALEDB_CHROMIUM" >&2
-  exit 2
-fi
-
-# ShaleDB's npm package: the wasm module and the TypeScript build (bench/browser links to it).
-bash scripts/setup.sh
+# The toolchain, the root npm install and Debian's chromium (or SHALEDB_CHROMIUM), when missing;
+# then ShaleDB's npm package: the wasm module and the TypeScript build (bench/browser links to it).
+bash scripts/setup.sh --chromium
 bash scripts/build-wasm.sh
 npm run build -w shaledb
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the native RecordIO and SSTable benchmarks and go-sstables (../shared/peers/gosst, outside
-# this repository) in one run, then renders bench/results/REPORT.md. Each suite runs
-# NATIVE_BENCH_REPEATS times (default 4, even: each engine goes first as often) per engine, the two engines taking turns at going first
+# Runs the native RecordIO and SSTable benchmarks and go-sstables (bench/peers/gosst) in one
+# run, then renders bench/results/REPORT.md. Each suite runs NATIVE_BENCH_REPEATS times (default
+# 4, even: each engine goes first as often) per engine, the two engines taking turns at going first
 # after the page cache is dropped (the first writer after a drop pays for reclaiming it); one line
 # per figure is appended to bench/results/<suite>.jsonl: the median, with "spread": [min, max].
 #
@@ -9,7 +9,8 @@
 #   bash bench/run-native.sh recordio                     # one suite
 #   NATIVE_BENCH_REPEATS=5 bash bench/run-native.sh recordio
 #
-# Needs Go for the peer (skipped with a note when `go` or ../shared/peers/gosst is missing).
+# Needs Go for the peer (skipped with a note when `go` is missing); go-sstables comes from the Go
+# module proxy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suites=("${@:-recordio sstable}")
@@ -17,12 +18,14 @@ read -r -a suites <<<"${suites[*]}"
 repeats="${NATIVE_BENCH_REPEATS:-4}"
 export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 host="$(nproc)x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//; s/"/'"'"'/g')"
-peer="../shared/peers/gosst"
-if command -v go >/dev/null && [ -d "$peer" ]; then
+# go-sstables, through a small Go program of ours (bench/peers/gosst) built against its release
+# from the Go module proxy.
+peer="bench/peers/gosst"
+if command -v go >/dev/null; then
   (cd "$peer" && go build -o /tmp/gosst .)
   have_peer=1
 else
-  echo "note: go or $peer missing; running ShaleDB only" >&2
+  echo "note: go is missing; running ShaleDB only" >&2
   have_peer=0
 fi
 rounds="$(mktemp -d)"

@@ -86,5 +86,8 @@ pub mod version;
 #[doc(hidden)]
 pub mod write;
 
-pub use db::{Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions};
+pub use db::{
+    Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions,
+    RESERVED_KEYSPACE_PREFIX,
+};
 pub use error::{Error, Result};

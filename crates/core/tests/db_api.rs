@@ -165,6 +165,31 @@ fn keyspaces_are_separate_and_a_batch_across_them_is_atomic() {
     );
 }
 
+/// Regression: an application could open ShaleDB's own keyspaces (the browser's applied-write
+/// records) by name; names starting with NUL are now reserved, in the core.
+#[test]
+fn reserved_keyspace_names_are_refused_to_applications_and_open_only_as_reserved() {
+    let storage = mem();
+    let db = open(&storage);
+    let own = "\0shaledb:records";
+    assert!(matches!(db.keyspace(own), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        db.reserved_keyspace("records"),
+        Err(Error::InvalidArgument(_))
+    ));
+    db.reserved_keyspace(own).unwrap().put(b"k", b"v").unwrap();
+    db.keyspace("a\0b").unwrap().put(b"k", b"user").unwrap(); // NUL elsewhere is fine
+    db.close().unwrap();
+    let db = open(&storage);
+    assert!(matches!(db.keyspace(own), Err(Error::InvalidArgument(_))));
+    let reserved = db.reserved_keyspace(own).unwrap();
+    assert_eq!(reserved.get(b"k").unwrap(), Some(b"v".to_vec()));
+    assert_eq!(
+        reserved.name().chars().next(),
+        Some(shaledb::RESERVED_KEYSPACE_PREFIX)
+    );
+}
+
 #[test]
 fn delete_range_hides_older_keys_only() {
     let db = open(&mem());

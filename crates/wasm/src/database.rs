@@ -117,14 +117,20 @@ pub fn db_close(db: u32) -> JsResult<()> {
 }
 
 /// Opens (creating it durably if missing) keyspace `name`; returns its number in `db`.
+/// `reserved`: one of ShaleDB's own keyspaces (its name starts with a NUL character); an
+/// application's names must not.
 #[wasm_bindgen(js_name = dbKeyspace)]
-pub fn db_keyspace(db: u32, name: &str) -> JsResult<u32> {
+pub fn db_keyspace(db: u32, name: &str, reserved: bool) -> JsResult<u32> {
     js_result(with(&DATABASES, |t| {
         let entry = t.get_mut(db)?;
         if let Some(i) = entry.keyspaces.iter().position(|k| k.name() == name) {
             return Ok(i as u32);
         }
-        let keyspace = entry.db.keyspace(name)?;
+        let keyspace = if reserved {
+            entry.db.reserved_keyspace(name)?
+        } else {
+            entry.db.keyspace(name)?
+        };
         entry.keyspaces.push(keyspace);
         Ok((entry.keyspaces.len() - 1) as u32)
     }))

@@ -278,6 +278,8 @@ describe("bad options", () => {
     expectCode(() => db.keyspace("n".repeat(256)), "INVALID_ARGUMENT"); // names are 1 to 255 bytes
     expectCode(() => db.keyspace("é".repeat(128)), "INVALID_ARGUMENT");
     expect(db.keyspace("n".repeat(255)).count()).toBe(0);
+    // Regression: the sync API opened ShaleDB's own keyspaces (names starting with NUL).
+    expectCode(() => db.keyspace("\u0000shaledb:applied-writes"), "INVALID_ARGUMENT");
     expectCode(() => db.keyspace("x", bad<object>({ keyEncoding: "hex" })), "INVALID_ARGUMENT");
     expectCode(() => db.keyspace("x", bad<object>({ valueEncoding: "yaml" })), "INVALID_ARGUMENT");
     // Regression: options that are not an object (null) threw a TypeError, not a ShaleError.

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 import { ShaleError } from "../src/errors.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../src/encoding/packed-ops.js";
-import { checkUserKeyspaceName } from "../src/arguments/keyspace-options.js";
+import { keyspaceName } from "../src/arguments/checks.js";
 import { decodeAppliedRecord, encodeAppliedRecord } from "../src/server/applied-writes.js";
 import { ClientKeyspaces } from "../src/server/client-keyspaces.js";
 import { KeyspaceNumbers } from "../src/transport/keyspace-numbers.js";
@@ -72,8 +72,8 @@ describe("keyspace numbers", () => {
   });
 
   it("names starting with NUL are reserved", () => {
-    expect(codeOf(() => checkUserKeyspaceName("\u0000shaledb:applied-writes"))).toBe("INVALID_ARGUMENT");
-    expect(codeOf(() => checkUserKeyspaceName("a\u0000"))).toBeUndefined();
+    expect(codeOf(() => keyspaceName("\u0000shaledb:applied-writes"))).toBe("INVALID_ARGUMENT");
+    expect(codeOf(() => keyspaceName("a\u0000"))).toBeUndefined();
   });
 });
 

@@ -11,6 +11,10 @@ use crate::version::edit::VersionEdit;
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
+/// Keyspace names starting with this character are ShaleDB's own (the records of queues,
+/// topics and the browser's exactly-once writes): [`crate::Db::keyspace`] refuses them.
+pub const RESERVED_KEYSPACE_PREFIX: char = '\0';
+
 /// A named keyspace of a database. Keys of different keyspaces never collide. All keyspaces
 /// share one write-ahead log, so a [`Batch`] across keyspaces is atomic. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -98,13 +102,24 @@ impl Keyspace {
         DbIterator::new(&self.db, self.id, ReadAt::Latest, &options)
     }
 
-    /// The keyspace `name` of `db`, created (durably, in the manifest) if missing.
-    pub(crate) fn open(db: &Arc<DbInner>, name: &str) -> Result<Keyspace> {
+    /// The keyspace `name` of `db`, created (durably, in the manifest) if missing. `reserved`:
+    /// whether the caller opens one of ShaleDB's own keyspaces, whose names (and only theirs)
+    /// start with [`RESERVED_KEYSPACE_PREFIX`].
+    pub(crate) fn open(db: &Arc<DbInner>, name: &str, reserved: bool) -> Result<Keyspace> {
         db.check_open()?;
         if name.is_empty() || name.len() > 255 {
             return Err(Error::InvalidArgument(
                 "a keyspace name must be 1 to 255 bytes long".into(),
             ));
+        }
+        if name.starts_with(RESERVED_KEYSPACE_PREFIX) != reserved {
+            return Err(Error::InvalidArgument(if reserved {
+                format!(
+                    "{name:?} is not a reserved keyspace name (those start with a NUL character)"
+                )
+            } else {
+                "keyspace names starting with a NUL character are reserved for ShaleDB".into()
+            }));
         }
         let mut st = db.state();
         let id = match st.keyspaces.get(name) {

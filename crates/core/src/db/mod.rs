@@ -44,7 +44,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 pub use iterator::DbIterator;
-pub use keyspace::{Batch, Keyspace};
+pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
 pub use options::{IterOptions, Options, WriteOptions};
 pub use snapshot::Snapshot;
 pub use transaction::Transaction;
@@ -131,9 +131,19 @@ impl Db {
         Db::open_storage(Arc::new(MemoryStorage::new()), options)
     }
 
-    /// The keyspace `name`, created (durably) if missing. `"default"` always exists.
+    /// The keyspace `name`, created (durably) if missing. `"default"` always exists. Names are
+    /// 1 to 255 bytes; those starting with a NUL character are reserved for ShaleDB's own
+    /// keyspaces ([`RESERVED_KEYSPACE_PREFIX`]) and refused with [`Error::InvalidArgument`].
     pub fn keyspace(&self, name: &str) -> Result<Keyspace> {
-        Keyspace::open(&self.inner, name)
+        Keyspace::open(&self.inner, name, false)
+    }
+
+    /// One of ShaleDB's own keyspaces, created (durably) if missing: `name` must start with
+    /// [`RESERVED_KEYSPACE_PREFIX`]. For the layers built on the engine (the bindings' records
+    /// of applied writes, queues, topics), not for applications.
+    #[doc(hidden)]
+    pub fn reserved_keyspace(&self, name: &str) -> Result<Keyspace> {
+        Keyspace::open(&self.inner, name, true)
     }
 
     /// The default keyspace, which [`Db::put`], [`Db::get`] and friends use.

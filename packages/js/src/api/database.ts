@@ -5,7 +5,7 @@
  * @module
  */
 import { compactRange, maintainBudget, pathArgument, syncOption } from "../arguments/checks.js";
-import { checkUserKeyspaceName, keyspaceCodecs } from "../arguments/keyspace-options.js";
+import { keyspaceCodecs } from "../arguments/keyspace-options.js";
 import type { Codec } from "../encoding/codec.js";
 import { ownBytes } from "../encoding/own-bytes.js";
 import { packOperations } from "../encoding/packed-ops.js";
@@ -53,7 +53,6 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>> {
     return settle(async () => {
       const { keys, values } = keyspaceCodecs(name, options);
-      checkUserKeyspaceName(name);
       const id = await this.transport.openKeyspace(name);
       return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<
         KeyOf<KE>,

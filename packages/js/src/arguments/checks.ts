@@ -111,7 +111,10 @@ export function encodingNames(options: Readonly<Record<string, unknown>>): {
   return { keyEncoding, valueEncoding };
 }
 
-/** A keyspace name: a non-empty, well-formed string other than `"default"` (the database itself). */
+/**
+ * A keyspace name: a non-empty, well-formed string other than `"default"` (the database itself),
+ * not starting with {@link RESERVED_KEYSPACE_PREFIX}.
+ */
 export function keyspaceName(name: unknown): string {
   if (typeof name !== "string" || name === "") {
     throw invalidArgument(`a keyspace name must be a non-empty string, got ${describe(name)}`);
@@ -119,8 +122,17 @@ export function keyspaceName(name: unknown): string {
   if (name === "default") {
     throw invalidArgument('the keyspace name "default" is reserved: use the database itself');
   }
+  if (name.startsWith(RESERVED_KEYSPACE_PREFIX)) {
+    throw invalidArgument("keyspace names starting with a NUL character are reserved for ShaleDB");
+  }
   return wellFormedString(name, "a keyspace name");
 }
+
+/**
+ * Keyspace names starting with this character are ShaleDB's own (the browser's applied-write
+ * records; the core refuses them to applications too): {@link keyspaceName} refuses them.
+ */
+export const RESERVED_KEYSPACE_PREFIX = "\u0000";
 
 /**
  * A keyspace argument: `undefined` (the default keyspace) or an object, which the caller then

@@ -5,7 +5,7 @@
  */
 import { compactRange, maintainBudget, pathArgument, transactArguments } from "../arguments/checks.js";
 import { SyncBatchImpl } from "./batch.js";
-import type { Codec } from "../encoding/codec.js";
+import { keyCodec, valueCodec, type Codec } from "../encoding/codec.js";
 import { DatabaseHandle } from "./database-handle.js";
 import { call, ensureLoadedSync, wasm } from "./instance.js";
 import { ShaleError } from "../errors.js";
@@ -120,7 +120,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     options?: EncodingOptions<KE, VE>,
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>> {
     const { keys, values } = keyspaceCodecs(name, options);
-    const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name));
+    const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name, false));
     return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<
       KeyOf<KE>,
       ValueOf<VE>
@@ -239,4 +239,14 @@ export function checkpointTo(db: SyncDatabaseImpl, storage: StorageHost): void {
 /** Makes the memtable of `db` immutable, for later maintenance steps to flush (before idling). */
 export function sealMemtable(db: SyncDatabaseImpl): void {
   db.db.call(() => wasm.dbSealMemtable(db.db.id));
+}
+
+/**
+ * One of ShaleDB's own keyspaces of `db` (`name` starts with `RESERVED_KEYSPACE_PREFIX`), with
+ * binary keys and values: for the layers built on the engine (`../server/applied-writes.ts`); not
+ * a method, so that it stays out of the public objects.
+ */
+export function reservedKeyspace(db: SyncDatabaseImpl, name: string): StoreImpl {
+  const index = db.db.call(() => wasm.dbKeyspace(db.db.id, name, true));
+  return new StoreImpl(db.db, index, name, keyCodec("binary"), valueCodec("binary"));
 }

@@ -18,7 +18,7 @@
  */
 import { OP_PUT, PackedOps } from "../encoding/packed-ops.js";
 import type { StoreImpl } from "../engine/store.js";
-import type { SyncDatabaseImpl } from "../engine/sync-database.js";
+import { reservedKeyspace, type SyncDatabaseImpl } from "../engine/sync-database.js";
 
 /** The keyspace of the applied-write records: key = client id (UTF-8), value = a record. */
 export const APPLIED_KEYSPACE = "\u0000shaledb:applied-writes";
@@ -82,10 +82,7 @@ export class AppliedWrites {
 
   /** The records' keyspace (opened, and created if missing, on first use). */
   #keyspace(): StoreImpl {
-    this.#store ??= this.#db.keyspace(APPLIED_KEYSPACE, {
-      keyEncoding: "binary",
-      valueEncoding: "binary",
-    }) as unknown as StoreImpl;
+    this.#store ??= reservedKeyspace(this.#db, APPLIED_KEYSPACE);
     return this.#store;
   }
 

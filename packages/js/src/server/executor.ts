@@ -7,7 +7,6 @@
  * @module
  */
 import { checkReverse } from "../encoding/bounds.js";
-import { checkUserKeyspaceName } from "../arguments/keyspace-options.js";
 import { keyCodec } from "../encoding/codec.js";
 import { ShaleError, closedError, invalidArgument } from "../errors.js";
 import { NativeIterator } from "../engine/native-iterator.js";
@@ -82,7 +81,6 @@ export class Executor {
   declare(client: ClientResources, declarations: readonly KeyspaceDeclaration[]): void {
     for (const [number, name] of declarations) {
       try {
-        checkUserKeyspaceName(name);
         client.keyspaces.bind(number, this.#openKeyspace(name));
       } catch (error) {
         client.keyspaces.fail(
@@ -210,7 +208,6 @@ export class Executor {
       if (typeof name !== "string" || name === "") {
         throw invalidArgument("a keyspace name must be a non-empty string");
       }
-      checkUserKeyspaceName(name);
       client.keyspaces.bind(number, this.#openKeyspace(name));
     },
     get: (client, ks, key, snapshot) =>
