@@ -133,7 +133,7 @@ impl Db {
 
     /// The keyspace `name`, created (durably) if missing. `"default"` always exists. Names are
     /// 1 to 255 bytes; those starting with a NUL character are reserved for ShaleDB's own
-    /// keyspaces ([`RESERVED_KEYSPACE_PREFIX`]) and refused with [`Error::InvalidArgument`].
+    /// keyspaces ([`RESERVED_KEYSPACE_PREFIX`]) and refused with [`crate::Error::InvalidArgument`].
     pub fn keyspace(&self, name: &str) -> Result<Keyspace> {
         Keyspace::open(&self.inner, name, false)
     }

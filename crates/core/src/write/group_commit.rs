@@ -292,18 +292,14 @@ impl GroupCommit {
         st.next_seq = next;
         drop(st);
 
-        // A group's tickets are consecutive: a prefix of the queue, which is in ticket order.
-        let tickets = match (group.first(), group.last()) {
-            (Some(first), Some(last)) => first.ticket..last.ticket + 1,
-            _ => 0..0,
-        };
         let mut guard = PanicGuard {
             gc: self,
-            tickets,
+            group: &group,
             armed: true,
         };
         let written = self.write_group(&group, apply);
         guard.armed = false;
+        drop(guard);
         let mut st = self.lock_state();
         st.leading = false;
         let target = match written {
@@ -482,7 +478,7 @@ impl GroupCommit {
             // A panic in `f` leaves `leading` set: poison instead of hanging the writers.
             let mut guard = PanicGuard {
                 gc: self,
-                tickets: 0..0,
+                group: &[],
                 armed: true,
             };
             let r = f(&mut wal, last_seq);
@@ -511,7 +507,7 @@ impl GroupCommit {
         drop(st);
         let mut guard = PanicGuard {
             gc: self,
-            tickets: 0..0,
+            group: &[],
             armed: true,
         };
         let checked = check();
@@ -573,22 +569,23 @@ fn poisoned_error(e: &Error) -> Error {
 }
 
 /// On unwind out of a leader's or exclusive caller's work: poisons, fails the group, wakes all.
-struct PanicGuard<'a> {
+struct PanicGuard<'a, 'g> {
     gc: &'a GroupCommit,
-    /// The group's tickets.
-    tickets: std::ops::Range<u64>,
+    /// The group whose writers are failed (empty for an exclusive caller).
+    group: &'g [Pending],
     armed: bool,
 }
 
-impl Drop for PanicGuard<'_> {
+impl Drop for PanicGuard<'_, '_> {
     fn drop(&mut self) {
         if !self.armed {
             return;
         }
         let mut st = self.gc.lock_state();
         let e = Error::Closed("a writer panicked while committing".into());
-        for t in self.tickets.clone() {
-            st.done.insert(t, Err(repeat_error(&e, "commit failed")));
+        for p in self.group {
+            st.done
+                .insert(p.ticket, Err(repeat_error(&e, "commit failed")));
         }
         st.poisoned.get_or_insert(e);
         st.leading = false;
