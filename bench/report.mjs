@@ -90,6 +90,47 @@ for (const [suite, map] of [...suites].sort()) {
     writeFileSync(join(dir, `${suite}.svg`), chart(suite, ratios));
     out.push(`![${suite} ratios](${suite}.svg)`, "");
   }
+  renderTargets(suite, map);
+}
+
+// The performance issue's targets for the native suites, each checked on figures of one run.
+// `ratio(c, metric, a, b)`: a's figure over b's, oriented so that > 1 means a is better.
+function renderTargets(suite, map) {
+  const get = (c, metric, e) => map.get(`${c}\u0000${metric}\u0000${e}`);
+  const ratio = (c, metric, a, b) => {
+    const x = get(c, metric, a);
+    const y = get(c, metric, b);
+    if (!x || !y || x.run !== y.run || !x.value || !y.value) return undefined;
+    return higherIsBetter(metric) ? x.value / y.value : y.value / x.value;
+  };
+  /** shaledb's figure against `peer`'s, needing at least `min`. */
+  const atLeast = (c, metric, peer, min) => () => {
+    const r = ratio(c, metric, "shaledb", peer);
+    return r === undefined ? "not measured" : `${r >= min ? "met" : "missed"}: ${r.toFixed(2)}x`;
+  };
+  /** shaledb's time per op (`metric`) against the OS's bare `osCase`: within `factor`. */
+  const within = (c, metric, osCase, factor) => () => {
+    const ours = get(c, metric, "shaledb");
+    const os = get(osCase, metric, "os");
+    if (!ours || !os || ours.run !== os.run || !os.value) return "not measured";
+    const r = ours.value / os.value;
+    return `${r <= factor ? "met" : "missed"}: ${r.toFixed(2)}x the bare fdatasync (${fmt(ours.value)} vs ${fmt(os.value)} ${metric})`;
+  };
+  const targets = {
+    recordio: [
+      ["uncompressed 1 KiB record writes ≥ 1.3x go-sstables", atLeast("write/none/1KiB", "MB/s", "go-sstables", 1.3)],
+      ["uncompressed 1 MB record writes ≥ 1.0x go-sstables", atLeast("write/none/1MB", "MB/s", "go-sstables", 1)],
+      ["synced 1 KiB writes within 1.1x of a bare fdatasync", within("write/sync/1KiB", "us/op", "fdatasync/1KiB", 1.1)],
+    ],
+    db: [
+      ...["fillseq", "fillrandom", "overwrite", "mixed/50-50/1000keys"].map((c) => [`${c} ≥ fjall`, atLeast(c, "ops/s", "fjall", 1)]),
+      ["synced put ≤ fjall's time", atLeast("put/sync/100B", "us/op", "fjall", 1)],
+      ["synced put within 1.1x of a bare fdatasync", within("put/sync/100B", "us/op", "fdatasync/100B", 1.1)],
+      ...["readrandom", "readseq"].flatMap((c) => ["fjall", "rocksdb"].map((p) => [`${c} ahead of ${p}`, atLeast(c, "ops/s", p, 1)])),
+    ],
+  }[suite];
+  if (!targets) return;
+  out.push("Targets (same run):", "", "| target | result |", "|---|---|", ...targets.map(([name, check]) => `| ${name} | ${check()} |`), "");
 }
 // What the Node and browser suites' renderings share: the figures of one suite (the latest of
 // each), its engines in `engineOrder` (then by name), cases ranked by `opOrder` (an op matches an
@@ -237,7 +278,7 @@ function renderBrowser(map) {
   const opOrder = ["put/single", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync", "open/"];
   const { rows, hosts, runs, engines, peers, sizeOf, opOf, sizes, get, ratio, casesOf, tableHead } = suiteView(
     map,
-    ["shaledb", "indexeddb", "indexeddb-relaxed", "idb-keyval", "sqlite-wasm", "sqlite-wasm-direct"],
+    ["shaledb", "shaledb-direct", "indexeddb", "indexeddb-relaxed", "idb-keyval", "sqlite-wasm", "sqlite-wasm-direct"],
     opOrder,
     ["ops/s", "entries/s", "us/op", "ms", "ms/cold", "ms/first-get"],
   );
@@ -248,7 +289,8 @@ function renderBrowser(map) {
     "every operation awaited before the next: ShaleDB's browser entry (its own worker, OPFS), raw IndexedDB",
     "(`default` and `relaxed` durability), idb-keyval, and SQLite Wasm on `opfs-sahpool` in a worker of the page,",
     "one postMessage round trip per operation (`sqlite-wasm-direct`: the same SQLite called synchronously inside",
-    "its worker, no round trip — not something a page can do, shown for scale). Writes reach storage without a",
+    "its worker, no round trip — not something a page can do, shown for scale; `shaledb-direct`: ShaleDB's",
+    "synchronous API in an application's own worker, `openInWorker`, its counterpart). Writes reach storage without a",
     "flush, except `put/sync` (ShaleDB `{ sync: true }`, IndexedDB `strict`, SQLite `synchronous=FULL`). 16-byte",
     "keys; ops/s counts puts, gets or scans of 1,000 entries; `open/` is ms from calling open until it resolves",
     "(worker start and wasm compile included): `ms` the median of later opens, `ms/cold` the first in a freshly",
@@ -302,11 +344,27 @@ function renderBrowser(map) {
     return `${r.value < 50 ? "met" : "missed"}: median ${fmt(r.value)} ms${coldText}`;
   };
   const allOps = opOrder.filter((o) => o !== "open/").concat(["open/"]);
+  // shaledb-direct against sqlite-wasm-direct (both synchronous inside a worker), same run.
+  const directTarget = (size) => {
+    const checked = [];
+    for (const r of rows.filter((x) => x.engine === "shaledb-direct" && x.metric === "ops/s" && sizeOf(x.case) === size)) {
+      const theirs = get(r.case, "ops/s", "sqlite-wasm-direct");
+      if (theirs && theirs.run === r.run && theirs.value) checked.push({ op: opOf(r.case), r: r.value / theirs.value });
+    }
+    if (!checked.length) return "not measured";
+    const missed = checked.filter((x) => x.r < 1);
+    const worst = checked.reduce((a, b) => (b.r < a.r ? b : a));
+    return missed.length
+      ? `missed: ${missed.map((x) => `${x.op} ${x.r.toFixed(2)}x`).join(", ")}`
+      : `met (lowest ${worst.r.toFixed(2)}x, ${worst.op})`;
+  };
   const targets = [
     { name: "single puts ≥ 10x IndexedDB's, matching durability (`indexeddb-relaxed`)", cell: atLeast("indexeddb-relaxed", 10, ["put/single"]) },
     { name: "single puts ≥ 10x IndexedDB's, its default durability (`indexeddb`)", cell: atLeast("indexeddb", 10, ["put/single"]) },
     { name: "ahead of `sqlite-wasm` on every workload (≥ 1x; open by median ms)", cell: atLeast("sqlite-wasm", 1, allOps) },
+    { name: "random gets ≥ 1.3x `sqlite-wasm`'s", cell: atLeast("sqlite-wasm", 1.3, ["get/random"]) },
     { name: "open of a 100k-entry database in under 50 ms (median)", cell: openTarget },
+    { name: "`shaledb-direct` ahead of `sqlite-wasm-direct` on every workload", cell: directTarget },
   ];
   out.push("Targets (ShaleDB's ratios above, same run):", "",
     `| target | ${sizes.join(" | ")} |`, `|---|${sizes.map(() => "---").join("|")}|`,

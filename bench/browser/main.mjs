@@ -22,7 +22,7 @@ const distDir = join(here, "dist");
 
 // --- Settings -------------------------------------------------------------------------------
 
-const ENGINES = ["shaledb", "indexeddb", "indexeddb-relaxed", "idb-keyval", "sqlite-wasm", "sqlite-wasm-direct"];
+const ENGINES = ["shaledb", "shaledb-direct", "indexeddb", "indexeddb-relaxed", "idb-keyval", "sqlite-wasm", "sqlite-wasm-direct"];
 const SIZES = { "100B": 100, "1KiB": 1024 };
 /** Entries of the batch cases and the read database, per size. */
 const DEFAULT_N = { "100B": 100_000, "1KiB": 50_000 };
@@ -229,7 +229,7 @@ try {
   const cfg = config("100B");
   const openCase = `open/${Math.round(cfg.openN / 1000)}k/100B`;
   if (enabled(openCase) && sizes.includes("100B")) {
-    for (const engine of engines.filter((e) => e !== "sqlite-wasm-direct")) {
+    for (const engine of engines.filter((e) => !e.endsWith("-direct"))) {
       try {
         const prep = await freshPage(true);
         try {

@@ -25,6 +25,8 @@ export { ShaleError, type ShaleErrorCode } from "./errors.js";
 export type * from "./types.js";
 export type { BrowserDatabase } from "./browser/page/browser-database.js";
 export type { BrowserStats } from "./browser/messages.js";
+export { openInWorker, type WorkerOpenOptions } from "./browser/own-worker/open-in-worker.js";
+export type { WorkerDatabase } from "./browser/own-worker/worker-database.js";
 
 /** Options of `open` in browsers: those of Node, plus sharing and persistence. */
 export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">

@@ -16,6 +16,9 @@
  * - `QUOTA`: out of space (disk full, or the browser's storage quota).
  * - `PANIC`: a bug inside the WebAssembly module; every handle of it is dead, open again.
  * - `NOT_INITIALIZED`: `init()` has not completed (browser).
+ * - `BUSY` (JavaScript only): the write cannot run without waiting, and the synchronous API
+ *   cannot wait: in a browser worker (`openInWorker`), the OPFS files a write may create must be
+ *   made first, which takes an `await`. Nothing was written; `await db.ready()` and retry.
  */
 export type ShaleErrorCode =
   | "IO"
@@ -32,7 +35,8 @@ export type ShaleErrorCode =
   | "POISONED"
   | "QUOTA"
   | "PANIC"
-  | "NOT_INITIALIZED";
+  | "NOT_INITIALIZED"
+  | "BUSY";
 
 /** Every error thrown by `shaledb`. Test `code`, not the message: codes are stable. */
 export class ShaleError extends Error {

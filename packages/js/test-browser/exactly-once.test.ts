@@ -4,19 +4,11 @@
 // would overwrite what another tab wrote since. The owner's reply is dropped by a test hook
 // (debugLoseReplies), then the owner's tab closes.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { Session } from "./fixtures/session.js";
+import { sessionForThisFile } from "./fixtures/session.js";
 
-const session = new Session();
-
-beforeAll(async () => {
-  await session.start();
-});
-
-afterAll(async () => {
-  await session.stop();
-});
+const session = sessionForThisFile();
 
 type Db = Awaited<ReturnType<typeof shaledb.open>>;
 interface Hooks {

@@ -6,7 +6,8 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { TarWriter, readTar } from "../src/browser/worker/tar.js";
+import { readTar } from "../src/browser/worker/tar/reader.js";
+import { TarWriter } from "../src/browser/worker/tar/writer.js";
 import { Session } from "./fixtures/session.js";
 
 const session = new Session();

@@ -6,19 +6,11 @@
 // (debugFailMergedWrite): it fails the next group commit without writing anything, so a request
 // run again would show up as written.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { Session } from "./fixtures/session.js";
+import { sessionForThisFile } from "./fixtures/session.js";
 
-const session = new Session();
-
-beforeAll(async () => {
-  await session.start();
-});
-
-afterAll(async () => {
-  await session.stop();
-});
+const session = sessionForThisFile();
 
 type Db = Awaited<ReturnType<typeof shaledb.open>>;
 interface Hooks {

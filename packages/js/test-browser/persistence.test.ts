@@ -2,19 +2,11 @@
 // OPFS, so it survives the page being reloaded or closed without close(); a synced one
 // (`sync: true`, the access handle's flush) survives the browser itself being restarted.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 
-import { Session } from "./fixtures/session.js";
+import { sessionForThisFile } from "./fixtures/session.js";
 
-const session = new Session();
-
-beforeAll(async () => {
-  await session.start();
-});
-
-afterAll(async () => {
-  await session.stop();
-});
+const session = sessionForThisFile();
 
 /** Writes `n` keys `<prefix><i>` one by one (every tenth synced), never closing the database. */
 function writeWithoutClose(page: Page, name: string, prefix: string, n: number): Promise<void> {

@@ -1,20 +1,12 @@
 // Outside a secure context (plain http from a LAN address) browsers offer neither OPFS nor Web
 // Locks: every entry point fails at once with a typed error that says so and what to do (serve
 // over https or from localhost), not with a TypeError from deep inside the worker.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
 import { INSECURE_HOST, openPage } from "./fixtures/chromium.js";
-import { Session, TEST_PAGE } from "./fixtures/session.js";
+import { TEST_PAGE, sessionForThisFile } from "./fixtures/session.js";
 
-const session = new Session();
-
-beforeAll(async () => {
-  await session.start();
-});
-
-afterAll(async () => {
-  await session.stop();
-});
+const session = sessionForThisFile();
 
 /** What each entry point of the package does on the current page, as { code, message }. */
 async function entryPoints(): Promise<Record<string, { code: string | undefined; message: string } | null>> {

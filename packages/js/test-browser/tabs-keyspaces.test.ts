@@ -2,19 +2,11 @@
 // the database now. A served tab's handles keep working after the owner goes (without calling
 // keyspace() again), and no takeover makes one handle write into another keyspace.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { Session } from "./fixtures/session.js";
+import { sessionForThisFile } from "./fixtures/session.js";
 
-const session = new Session();
-
-beforeAll(async () => {
-  await session.start();
-});
-
-afterAll(async () => {
-  await session.stop();
-});
+const session = sessionForThisFile();
 
 type Db = Awaited<ReturnType<typeof shaledb.open>>;
 type Ks = Awaited<ReturnType<Db["keyspace"]>>;

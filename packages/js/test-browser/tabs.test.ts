@@ -2,19 +2,11 @@
 // Web Lock and the OPFS files) and serves the others; when it closes or reloads another takes
 // over, without losing an acknowledged write; concurrent writers never corrupt anything.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 
-import { Session } from "./fixtures/session.js";
+import { sessionForThisFile } from "./fixtures/session.js";
 
-const session = new Session();
-
-beforeAll(async () => {
-  await session.start();
-});
-
-afterAll(async () => {
-  await session.stop();
-});
+const session = sessionForThisFile();
 
 /** Opens `name` in `page` and keeps the handle as `globalThis.db`. */
 async function openIn(page: Page, name: string, options: Record<string, unknown> = {}): Promise<void> {

@@ -24,7 +24,8 @@
  * @property {(name: string) => Promise<void>} destroy       removes closed database `name`
  * @property {(cfg: object, log: (line: string) => void) => Promise<object[]>} [runInWorker]
  *   runs the whole workload elsewhere and returns its figures (sqlite-wasm-direct: inside
- *   SQLite's worker); such an adapter has none of the other operations
+ *   SQLite's worker; shaledb-direct: in a worker that opened ShaleDB with openInWorker); such an
+ *   adapter has none of the other operations
  */
 
 /** Engine name -> a function making its adapter. */
@@ -35,6 +36,7 @@ export const ENGINES = {
   "idb-keyval": () => import("./idb-keyval.js").then((m) => m.createAdapter()),
   "sqlite-wasm": (cfg) => import("./sqlite-wasm.js").then((m) => m.createAdapter(cfg)),
   "sqlite-wasm-direct": (cfg) => import("./sqlite-wasm.js").then((m) => m.createDirectAdapter(cfg)),
+  "shaledb-direct": () => import("./shaledb-direct.js").then((m) => m.createDirectAdapter()),
 };
 
 /** @returns {Promise<Adapter>} */

@@ -16,6 +16,17 @@ import { closedError } from "../errors.js";
 import { MaintenanceScheduler } from "./maintenance.js";
 import type { StorageHost } from "./storage-host.js";
 
+/**
+ * What an embedder adds around a database's writes (the browser's synchronous API in a worker:
+ * its OPFS file pool must have files ready before a write, and maintenance follows writes).
+ */
+export interface WriteHooks {
+  /** Before a call that may create files; throws (nothing written) if it must not run now. */
+  before(): void;
+  /** After a write. */
+  after(): void;
+}
+
 /** Kinds of resources released when their database closes. */
 export type ResourceKind = "iterator" | "snapshot" | "transaction";
 
@@ -42,6 +53,8 @@ export class DatabaseHandle {
   readonly #maintenance: MaintenanceScheduler | undefined;
   readonly #resources = new Map<number, ResourceKind>();
   readonly #unsubscribePanic: () => void;
+  /** See {@link WriteHooks}; none by default. */
+  hooks: WriteHooks | undefined;
 
   constructor(
     readonly id: number,
@@ -53,9 +66,9 @@ export class DatabaseHandle {
     this.#maintenance = autoMaintenance
       ? new MaintenanceScheduler(
           {
-            maintain: (budget) => this.call(() => wasm.dbMaintain(this.id, budget)),
+            maintain: (budget) => this.write(() => wasm.dbMaintain(this.id, budget)),
             memtableBytes: () => this.call(() => wasm.dbStats(this.id))[3] ?? 0,
-            sealMemtable: () => this.call(() => wasm.dbSealMemtable(this.id)),
+            sealMemtable: () => this.write(() => wasm.dbSealMemtable(this.id)),
           },
           { run: (turn) => turn() },
         )
@@ -84,6 +97,21 @@ export class DatabaseHandle {
   call<T>(fn: () => T): T {
     this.check();
     return call(fn);
+  }
+
+  /**
+   * Calls into the instance for a call that may write or create files (a write, a commit, a
+   * flush, compaction, a new keyspace): as {@link call}, after the hooks' `before`.
+   */
+  write<T>(fn: () => T): T {
+    this.mayWrite();
+    return call(fn);
+  }
+
+  /** Throws unless a call that may write or create files may run now (see {@link write}). */
+  mayWrite(): void {
+    this.check();
+    this.hooks?.before();
   }
 
   /**
@@ -123,6 +151,7 @@ export class DatabaseHandle {
   /** After a write: make sure idle-time maintenance will run. */
   afterWrite(): void {
     this.#maintenance?.schedule();
+    this.hooks?.after();
   }
 
   /** Closes every resource, then the database, then the storage bridge. Idempotent. */

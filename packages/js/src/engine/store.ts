@@ -81,7 +81,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
     const v = this.encodeValue(value);
     const sync = syncOption(options);
     const db = this.db;
-    db.call(() => {
+    db.write(() => {
       writeScratch(k, v);
       wasm.dbPutScratch(db.id, this.keyspaceId, k.length, v.length, sync);
     });
@@ -92,7 +92,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
     const k = this.encodeKey(key);
     const sync = syncOption(options);
     const db = this.db;
-    db.call(() => {
+    db.write(() => {
       writeScratch(k);
       wasm.dbDeleteScratch(db.id, this.keyspaceId, k.length, sync);
     });

@@ -120,7 +120,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     options?: EncodingOptions<KE, VE>,
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>> {
     const { keys, values } = keyspaceCodecs(name, options);
-    const index = this.db.call(() => wasm.dbKeyspace(this.db.id, name, false));
+    const index = this.db.write(() => wasm.dbKeyspace(this.db.id, name, false));
     return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<
       KeyOf<KE>,
       ValueOf<VE>
@@ -171,19 +171,19 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   }
 
   flush(): void {
-    this.db.call(() => wasm.dbFlush(this.db.id));
+    this.db.write(() => wasm.dbFlush(this.db.id));
   }
 
   compact(range?: { start?: unknown; end?: unknown }): void {
     const bounds = compactRange(range);
     const start = bounds.start === undefined ? undefined : this.keyCodec.encode(bounds.start, "start");
     const end = bounds.end === undefined ? undefined : this.keyCodec.encode(bounds.end, "end");
-    this.db.call(() => wasm.dbCompact(this.db.id, 0, start, end));
+    this.db.write(() => wasm.dbCompact(this.db.id, 0, start, end));
   }
 
   maintain(budgetBytes = 1 << 20): boolean {
     const budget = maintainBudget(budgetBytes);
-    return this.db.call(() => wasm.dbMaintain(this.db.id, budget));
+    return this.db.write(() => wasm.dbMaintain(this.db.id, budget));
   }
 
   checkpoint(destination: string): void {
@@ -238,7 +238,7 @@ export function checkpointTo(db: SyncDatabaseImpl, storage: StorageHost): void {
 
 /** Makes the memtable of `db` immutable, for later maintenance steps to flush (before idling). */
 export function sealMemtable(db: SyncDatabaseImpl): void {
-  db.db.call(() => wasm.dbSealMemtable(db.db.id));
+  db.db.write(() => wasm.dbSealMemtable(db.db.id));
 }
 
 /**
@@ -247,6 +247,6 @@ export function sealMemtable(db: SyncDatabaseImpl): void {
  * a method, so that it stays out of the public objects.
  */
 export function reservedKeyspace(db: SyncDatabaseImpl, name: string): StoreImpl {
-  const index = db.db.call(() => wasm.dbKeyspace(db.db.id, name, true));
+  const index = db.db.write(() => wasm.dbKeyspace(db.db.id, name, true));
   return new StoreImpl(db.db, index, name, keyCodec("binary"), valueCodec("binary"));
 }

@@ -59,6 +59,8 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
     this.#target(undefined);
     // Checked before anything ends: a bad option leaves the transaction usable.
     const sync = syncOption(options);
+    // So is the database's readiness for a write (a browser worker's BUSY).
+    this.db.mayWrite();
     this.#ended = true;
     // The instance ends the transaction whatever the outcome.
     this.db.forget("transaction", this.id, this);

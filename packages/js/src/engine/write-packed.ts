@@ -21,6 +21,6 @@ export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteO
 
 /** Applies packed operations `bytes` (possibly none) to `db` atomically. */
 export function writePackedBytes(db: DatabaseHandle, bytes: Uint8Array, sync: boolean): void {
-  db.call(() => wasm.dbWrite(db.id, bytes, sync));
+  db.write(() => wasm.dbWrite(db.id, bytes, sync));
   db.afterWrite();
 }

@@ -14,31 +14,24 @@
 import { Worker } from "node:worker_threads";
 
 import { ShaleError, closedError } from "../errors.js";
-import { KeyspaceNumbers } from "../transport/keyspace-numbers.js";
-import { PendingRequests } from "../transport/pending-requests.js";
-import type { Args, Op, Result } from "../transport/requests.js";
-import type { Transport } from "../transport/transport.js";
+import { OneServerTransport } from "../transport/one-server-transport.js";
+import type { KeyspaceDeclaration, RequestMessage } from "../transport/requests.js";
 import { fromWire } from "../transport/wire-error.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 import { LOCK_ANSWER_BYTES, LockHolder } from "./lock-relay.js";
 import type { EngineWorkerData, FromEngineWorker, ToEngineWorker } from "./worker-messages.js";
 
-/** The id of the one server (iterators, snapshots and transactions are bound to it). */
-const SERVER = "engine-worker";
-
-export class WorkerTransport implements Transport {
+export class WorkerTransport extends OneServerTransport {
   readonly location: string;
   readonly #worker: Worker;
   readonly #locks: LockHolder;
-  readonly #requests = new PendingRequests(() => this.#send());
-  readonly #keyspaces = new KeyspaceNumbers();
   /** Whether the worker has maintenance under way. */
   #maintaining = false;
-  #closing: Promise<void> | undefined;
   #failure: ShaleError | undefined;
   #closed: ((error: ShaleError | undefined) => void) | undefined;
 
   private constructor(worker: Worker, locks: LockHolder, location: string, maintaining: boolean) {
+    super("engine-worker");
     this.#worker = worker;
     this.#locks = locks;
     this.location = location;
@@ -101,44 +94,15 @@ export class WorkerTransport implements Transport {
     });
   }
 
-  get closed(): boolean {
-    return this.#closing !== undefined || this.#failure !== undefined;
+  protected override get failure(): ShaleError | undefined {
+    return this.#failure;
   }
 
-  request<O extends Op>(op: O, args: Args<O>, server?: string): Promise<Result<O>> {
-    return this.#request(op, args, server, false) as Promise<Result<O>>;
-  }
-
-  requestServed<O extends Op>(op: O, args: Args<O>, server?: string): Promise<[Result<O>, string]> {
-    return this.#request(op, args, server, true) as Promise<[Result<O>, string]>;
-  }
-
-  async openKeyspace(name: string): Promise<number> {
-    const number = this.#keyspaces.numberOf(name);
-    await this.request("keyspace", [name, number]);
-    this.#keyspaces.opened(name, SERVER);
-    return number;
-  }
-
-  #request(op: Op, args: unknown[], server: string | undefined, withServer: boolean): Promise<unknown> {
-    if (this.#closing !== undefined) {
-      return Promise.reject(closedError("the database"));
-    }
-    if (this.#failure !== undefined) {
-      return Promise.reject(this.#failure);
-    }
-    const result = this.#requests.add(op, args, server, withServer);
+  protected override requestAdded(): void {
     this.#updateRef();
-    return result;
   }
 
-  /** Sends the requests made in this turn, in one message. */
-  #send(): void {
-    const requests = this.#requests.take(SERVER);
-    if (requests.length === 0 || this.#failure !== undefined) {
-      return;
-    }
-    const keyspaces = this.#keyspaces.declarationsFor(SERVER);
+  protected deliver(requests: RequestMessage[], keyspaces: KeyspaceDeclaration[] | undefined): void {
     this.#worker.postMessage(
       (keyspaces === undefined
         ? { type: "requests", requests }
@@ -149,7 +113,7 @@ export class WorkerTransport implements Transport {
   #onMessage(message: FromEngineWorker): void {
     switch (message.type) {
       case "replies":
-        this.#requests.onReplies(SERVER, message.replies);
+        this.replies(message.replies);
         break;
       case "lock":
         this.#locks.answer(message);
@@ -168,7 +132,7 @@ export class WorkerTransport implements Transport {
 
   /** The worker keeps the process alive while a request waits for it or maintenance runs. */
   #updateRef(): void {
-    if (this.#requests.size > 0 || this.#maintaining || this.#closing !== undefined) {
+    if (this.pendingRequests > 0 || this.#maintaining || this.closing) {
       this.#worker.ref();
     } else {
       this.#worker.unref();
@@ -177,21 +141,16 @@ export class WorkerTransport implements Transport {
 
   #fail(error: ShaleError): void {
     this.#failure ??= error;
-    this.#requests.failAll(error);
+    this.failAll(error);
     this.#closed?.(undefined);
   }
 
-  close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
-  }
-
   /** Waits for the requests under way, then closes the database in the worker, then ends it. */
-  async #close(): Promise<void> {
+  protected async closeServer(): Promise<void> {
     this.#worker.ref();
     try {
       if (this.#failure === undefined) {
-        await this.#requests.drained();
+        await this.drained();
         const error = await new Promise<ShaleError | undefined>((resolve) => {
           this.#closed = resolve;
           this.#worker.postMessage({ type: "close" } satisfies ToEngineWorker);

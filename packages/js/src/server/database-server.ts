@@ -121,6 +121,15 @@ export class DatabaseServer {
     this.#maintenance?.schedule();
   }
 
+  /**
+   * A write made on the database directly, not through a request (the synchronous API in a
+   * browser worker, beside the tabs it serves): maintenance and the idle seal follow it as they
+   * follow served writes.
+   */
+  wroteDirectly(): void {
+    this.#maintenance?.served(MAINTENANCE_EVERY);
+  }
+
   /** Runs `job` after everything queued before it (requests, maintenance), alone. */
   run(job: Job): void {
     this.#queue.push(job);

@@ -6,7 +6,7 @@
  */
 import type { OpfsPool } from "../opfs/opfs-pool.js";
 import { encodeDatabaseName } from "../opfs/directories.js";
-import { TarWriter } from "./tar.js";
+import { TarWriter } from "./tar/writer.js";
 
 /** A tar archive of the files of `pool`, in a directory named after database `name`. */
 export function exportArchive(pool: OpfsPool, name: string): Blob {

@@ -32,7 +32,7 @@ import {
   removeDatabaseDirectory,
 } from "../opfs/directories.js";
 import { lockNames, type ImportRequest } from "../messages.js";
-import { readTar, type TarFile } from "./tar.js";
+import { readTar, type TarFile } from "./tar/reader.js";
 
 /** Files of a native database directory that have no meaning in OPFS (Web Locks replace it). */
 const SKIPPED = new Set(["LOCK"]);

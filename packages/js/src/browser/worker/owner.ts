@@ -6,6 +6,8 @@
  *
  * @module
  */
+import type { WriteHooks } from "../../engine/database-handle.js";
+import { closedError } from "../../errors.js";
 import { debugPanic } from "../../engine/module-functions.js";
 import { onPanic } from "../../engine/instance.js";
 import { openDatabaseSync, type Environment, type SyncDatabaseImpl } from "../../engine/sync-database.js";
@@ -20,8 +22,23 @@ import { databaseDirectory } from "../opfs/directories.js";
 import type { OpfsPool } from "../opfs/opfs-pool.js";
 import { checkpointInto } from "./checkpoint.js";
 import { exportArchive } from "./export-archive.js";
-import { GROW_AFTER_OPEN_MS, SLOTS_KEPT, SlotReserve, openPool } from "./slot-reserve.js";
+import {
+  GROW_AFTER_OPEN_MS,
+  SERVED_SLOTS,
+  SLOTS_KEPT,
+  SlotReserve,
+  openPool,
+  type SlotTargets,
+} from "./slot-reserve.js";
 import { TabRegistry } from "./tab-registry.js";
+
+/** The write hooks of a database served directly once it closes: its writes fail `CLOSED`. */
+export const CLOSED_HOOKS: WriteHooks = {
+  before: () => {
+    throw closedError("the database");
+  },
+  after: () => undefined,
+};
 
 /** Sends replies to the owner's own page (transferring the buffers listed). */
 export type PostToPage = (replies: Reply[], transfer: Transferable[]) => void;
@@ -40,13 +57,19 @@ export class Owner {
   readonly #unsubscribePanic: () => void;
   #closed = false;
 
-  private constructor(request: OpenRequest, pool: OpfsPool, db: SyncDatabaseImpl, release: Release) {
+  private constructor(
+    request: OpenRequest,
+    pool: OpfsPool,
+    db: SyncDatabaseImpl,
+    release: Release,
+    slots: SlotTargets,
+  ) {
     this.#name = request.name;
     this.#pool = pool;
     this.#db = db;
     this.#release = release;
     this.#local = new ClientResources(request.client, false);
-    this.#slots = new SlotReserve(pool, () => this.#closed);
+    this.#slots = new SlotReserve(pool, () => this.#closed, slots);
     this.#server = new DatabaseServer(
       db,
       {
@@ -85,14 +108,15 @@ export class Owner {
   /**
    * Opens database `request.name` for a worker that holds its lock (`release` lets go of it).
    * `takeover`: another owner had it open a moment ago, so it exists and its files may still be
-   * closing. `wasmReady` settles once the WebAssembly module is loaded. Returns the owner and
-   * whether the database was created.
+   * closing. `wasmReady` settles once the WebAssembly module is loaded. `slots`: how many free
+   * slots the pool keeps ready. Returns the owner and whether the database was created.
    */
   static async open(
     request: OpenRequest,
     release: Release,
     takeover: boolean,
     wasmReady: Promise<void>,
+    slots: SlotTargets = SERVED_SLOTS,
   ): Promise<{ owner: Owner; created: boolean }> {
     let pool: OpfsPool | undefined;
     // Settled here too, so that a failure is never an unhandled rejection.
@@ -118,7 +142,7 @@ export class Owner {
         valueEncoding: "binary",
         autoMaintenance: false,
       });
-      return { owner: new Owner(request, pool, db, release), created };
+      return { owner: new Owner(request, pool, db, release, slots), created };
     } catch (error) {
       pool?.releaseAll();
       release();
@@ -143,6 +167,30 @@ export class Owner {
     }
     const create = takeover || request.options.createIfMissing !== false;
     return openPool(await databaseDirectory(request.name, create));
+  }
+
+  /**
+   * Makes the owner's database usable directly, through the synchronous API in this worker
+   * (`../own-worker/`), beside the tabs it serves: writes first check that the pool has free
+   * slots (`BUSY` if not, nothing written) and are followed by maintenance. Returns the database
+   * (binary keys and values; other encodings are views of the same handle).
+   */
+  serveDirectly(): SyncDatabaseImpl {
+    this.#db.db.hooks = {
+      before: () => this.#slots.checkSyncWrite(),
+      after: () => this.#server.wroteDirectly(),
+    };
+    return this.#db;
+  }
+
+  /** Resolves once the pool has its target of free slots (`QUOTA` if it cannot grow). */
+  ready(): Promise<void> {
+    return this.#slots.ready();
+  }
+
+  /** The database's files as a plain tar archive (as the page's `export()`). */
+  exportNow(): Blob {
+    return exportArchive(this.#pool, this.#name);
   }
 
   /**
@@ -182,7 +230,14 @@ export class Owner {
       this.#local.closeAll();
       try {
         if (this.#db.stats().memtableBytes >= IDLE_SEAL_BYTES) {
-          this.#db.flush(); // so that the next open has no log to replay
+          // So that the next open has no log to replay (past the closed database's write hooks).
+          const hooks = this.#db.db.hooks;
+          this.#db.db.hooks = undefined;
+          try {
+            this.#db.flush();
+          } finally {
+            this.#db.db.hooks = hooks;
+          }
         }
       } catch {
         // A poisoned database closes as it is: reopening replays its log.
@@ -205,6 +260,9 @@ export class Owner {
       return;
     }
     this.#closed = true;
+    if (this.#db.db.hooks !== undefined) {
+      this.#db.db.hooks = CLOSED_HOOKS;
+    }
     this.#unsubscribePanic();
     this.#server.stop();
     this.#tabs.close();

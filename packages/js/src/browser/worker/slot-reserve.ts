@@ -5,22 +5,38 @@
  *
  * @module
  */
+import { ShaleError } from "../../errors.js";
 import type { Args, Op } from "../../transport/requests.js";
 import { openLivePool } from "../opfs/live-pool.js";
 import type { OpfsPool } from "../opfs/opfs-pool.js";
 
 /**
  * Free slots (pool files ready to hold a new engine file). A write may create a few files (a new
- * log, a table, a manifest): with fewer than `SLOTS_LOW` free before one, the pool grows first;
- * below `SLOTS_GROW_BELOW` it grows in the background, to `SLOTS_TARGET`. Reads create no files
+ * log, a table, a manifest): with fewer than `SLOTS_LOW` free before one, the pool grows first
+ * (the synchronous API in a worker, which cannot wait: `BUSY`); below the targets' `growBelow` it
+ * grows in the background, to their `target` ({@link SlotTargets}). Reads create no files
  * and never wait. A close keeps `SLOTS_KEPT`, what the next open needs (a new manifest, its
  * `CURRENT`, a new log, a table of the log it replays): each free slot costs an open a file
  * handle to open, its main cost. The pool grows a moment after the open.
  */
 export const SLOTS_LOW = 8;
-const SLOTS_GROW_BELOW = 10;
-const SLOTS_TARGET = 14;
 export const SLOTS_KEPT = 4;
+
+/** When the pool grows in the background (below `growBelow` free slots), and to how many. */
+export interface SlotTargets {
+  growBelow: number;
+  target: number;
+}
+
+/** An owner serving requests, which waits for the pool before a request that needs it. */
+export const SERVED_SLOTS: SlotTargets = { growBelow: 10, target: 14 };
+
+/**
+ * The synchronous API in a worker (`../own-worker/`): its writes cannot wait for the pool, which
+ * grows only while the application awaits something, so more free slots are kept ready (each
+ * memtable switch takes one, each flush one, a compaction step a few).
+ */
+export const SYNC_SLOTS: SlotTargets = { growBelow: 24, target: 32 };
 /** How long after an open the pool grows to its working size. */
 export const GROW_AFTER_OPEN_MS = 100;
 /** Requests that may create files (a write may start a new log and flush inline). */
@@ -45,13 +61,15 @@ export function openPool(dir: FileSystemDirectoryHandle): Promise<OpfsPool> {
 export class SlotReserve {
   readonly #pool: OpfsPool;
   readonly #stopped: () => boolean;
+  readonly #targets: SlotTargets;
   /** The background growth of the pool under way. */
   #growing: Promise<void> | undefined;
 
   /** `stopped`: whether the owner stopped serving (no growth then). */
-  constructor(pool: OpfsPool, stopped: () => boolean) {
+  constructor(pool: OpfsPool, stopped: () => boolean, targets: SlotTargets = SERVED_SLOTS) {
     this.#pool = pool;
     this.#stopped = stopped;
+    this.#targets = targets;
   }
 
   /** Free slots request `op` needs before it runs. */
@@ -66,7 +84,33 @@ export class SlotReserve {
   /** Resolves once the pool has the free slots request `op` needs; `undefined` if it has. */
   prepare(op: Op, args: Args<Op>): Promise<void> | undefined {
     const need = this.#needed(op, args);
-    return this.#pool.freeSlots < need ? this.#pool.reserve(need + SLOTS_TARGET) : undefined;
+    return this.#pool.freeSlots < need ? this.#pool.reserve(need + this.#targets.target) : undefined;
+  }
+
+  /**
+   * Before a synchronous call that may create files, which cannot wait for the pool: throws
+   * `BUSY` (nothing runs; the pool starts growing) unless `SLOTS_LOW` slots are free, and starts
+   * topping the pool up in the background when it is getting low.
+   */
+  checkSyncWrite(): void {
+    if (this.#pool.freeSlots >= SLOTS_LOW) {
+      void this.growLater();
+      return;
+    }
+    void this.growLater();
+    throw new ShaleError(
+      "BUSY",
+      "shaledb: no OPFS file is ready for what this write may create (the pool grows only while " +
+        "the worker awaits something): nothing was written; await db.ready() and retry",
+    );
+  }
+
+  /** Resolves once the pool has its target of free slots (rejects `QUOTA` if it cannot grow). */
+  async ready(): Promise<void> {
+    await this.#growing;
+    if (this.#pool.freeSlots < this.#targets.target) {
+      await this.#pool.reserve(this.#targets.target);
+    }
   }
 
   /** Whether a run of writes (which may create files) may be committed now. */
@@ -96,11 +140,11 @@ export class SlotReserve {
    * go on meanwhile (the pool adds the new slots atomically once they are open).
    */
   growLater(): Promise<void> {
-    if (this.#stopped() || this.#pool.freeSlots >= SLOTS_GROW_BELOW) {
+    if (this.#stopped() || this.#pool.freeSlots >= this.#targets.growBelow) {
       return Promise.resolve();
     }
     this.#growing ??= this.#pool
-      .reserve(SLOTS_TARGET)
+      .reserve(this.#targets.target)
       .catch(() => undefined) // Out of quota: the request that needs a slot reports it.
       .finally(() => {
         this.#growing = undefined;

@@ -1,0 +1,108 @@
+/**
+ * `openInWorker`: ShaleDB's synchronous API inside a dedicated worker of the application's own,
+ * the way sqlite-wasm's users reach SQLite there — no page↔worker round trip per call. The worker
+ * owns the database as the package's own worker would (its Web Lock, its OPFS file pool, the
+ * same engine) and, unless `exclusive`, serves the `open()` of other tabs and pages meanwhile.
+ *
+ * @module
+ */
+import { option, optionsObject } from "../../arguments/checks.js";
+import { checkOpenOptions } from "../../arguments/open-options.js";
+import { ShaleError } from "../../errors.js";
+import { loadWasm } from "../../engine/load-async.js";
+import type { KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "../../engine/types.js";
+import { acquireLock } from "../locks.js";
+import { lockNames, type OpenRequest } from "../messages.js";
+import { checkDatabaseName } from "../opfs/directories.js";
+import { requireStorageApis } from "../support.js";
+import { Owner } from "../worker/owner.js";
+import { SYNC_SLOTS } from "../worker/slot-reserve.js";
+import { WorkerDatabaseImpl, type WorkerDatabase } from "./worker-database.js";
+
+const WASM_URL = new URL("../../../wasm/shaledb_wasm_bg.wasm", import.meta.url);
+
+/** Options of `openInWorker`: those of `open` in a page. */
+export interface WorkerOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
+  extends OpenOptions<KE, VE> {
+  /** Serve no other tab or page: their `open` fails with `LOCKED` while this worker has it. */
+  exclusive?: boolean;
+  /** Ask for persistent storage when this open creates the database (default `true`). */
+  persist?: boolean;
+}
+
+/**
+ * Opens (creating it unless `createIfMissing: false`) database `name` of this origin with the
+ * synchronous API, in the calling dedicated worker, which then owns it: the same database that
+ * `open(name)` in a page reaches, and the same files. Other tabs' and pages' `open(name)` are
+ * served by this worker while it has it (in the moments it awaits something); when it closes the
+ * database (or ends), one of them takes over.
+ *
+ * Writes need OPFS files ready for what they may create, and files are made only while the
+ * worker awaits: a write that finds none fails with `BUSY` and writes nothing — `await
+ * db.ready()` and retry (see {@link WorkerDatabase.ready}).
+ *
+ * @throws {ShaleError} (as a rejection) `LOCKED` if another tab or worker has the database open
+ *   (this worker must own it; `open()` would share it); `INVALID_ARGUMENT` outside a dedicated
+ *   worker or for bad options; `NOT_FOUND`, `ALREADY_EXISTS`, `CORRUPTION`, `QUOTA`, `IO` as
+ *   `open` does.
+ */
+export async function openInWorker<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
+  name: string,
+  options?: WorkerOpenOptions<KE, VE>,
+): Promise<WorkerDatabase<KeyOf<KE>, ValueOf<VE>>> {
+  checkDatabaseName(name);
+  const checked = checkOpenOptions(options);
+  const o = optionsObject(options);
+  const exclusive = option(o, "exclusive", "boolean", false);
+  const persist = option(o, "persist", "boolean", true);
+  requireDedicatedWorker();
+  requireStorageApis();
+  const release = await acquireLock(lockNames.database(name), { ifAvailable: true });
+  if (release === undefined) {
+    throw new ShaleError(
+      "LOCKED",
+      `shaledb: database "${name}" is open in another tab or worker, and openInWorker must own it: ` +
+        "close it there first (open() in a page shares it instead)",
+    );
+  }
+  const wasmReady = loadWasm(WASM_URL).catch((error: unknown) => {
+    throw new ShaleError("IO", `shaledb: cannot load the WebAssembly module (${String(WASM_URL)}): ${String(error)}`, {
+      cause: error,
+    });
+  });
+  const request: OpenRequest = {
+    type: "open",
+    name,
+    client: crypto.randomUUID(),
+    exclusive,
+    options: {
+      createIfMissing: checked.createIfMissing,
+      errorIfExists: checked.errorIfExists,
+      memtableSize: checked.memtableSize,
+      blockCacheSize: checked.blockCacheSize,
+      compression: checked.compression,
+      bloomBitsPerKey: checked.bloomBitsPerKey,
+      autoMaintenance: checked.autoMaintenance,
+    },
+  };
+  // Owner.open lets go of the lock if it fails.
+  const { owner, created } = await Owner.open(request, release, false, wasmReady, SYNC_SLOTS);
+  if (created && persist && typeof navigator.storage.persist === "function") {
+    navigator.storage.persist().catch(() => undefined); // not awaited: a browser may ask the user
+  }
+  const db = new WorkerDatabaseImpl(owner, checked.keys, checked.values);
+  // A first burst of writes finds its files ready. Failing to grow (quota) is for writes to report.
+  await db.ready().catch(() => undefined);
+  return db as unknown as WorkerDatabase<KeyOf<KE>, ValueOf<VE>>;
+}
+
+/** Throws `INVALID_ARGUMENT` outside a dedicated worker (the only place with sync access handles). */
+function requireDedicatedWorker(): void {
+  const scope = globalThis as { DedicatedWorkerGlobalScope?: abstract new () => unknown };
+  if (scope.DedicatedWorkerGlobalScope === undefined || !(globalThis instanceof scope.DedicatedWorkerGlobalScope)) {
+    throw new ShaleError(
+      "INVALID_ARGUMENT",
+      "shaledb: openInWorker runs in a dedicated worker (OPFS sync access handles exist only there); in a page, use open()",
+    );
+  }
+}
