@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crossbeam_skiplist::SkipMap;
 
 use crate::iter::InternalIterator;
-use crate::key::{compare_internal, ValueKind};
+use crate::key::ValueKind;
 use crate::write::batch::{BatchOp, WriteBatch};
 
 use crate::Result;
@@ -50,20 +50,38 @@ struct Node {
     /// The key's first 16 bytes ([`key_prefix`]): most comparisons end here, without touching
     /// `data` (a cache miss per skip-list node otherwise) and without a `memcmp` call.
     prefix: u128,
-    /// Key bytes followed by value bytes.
+    /// The key's bytes, then the value's, possibly with bytes between them (the entry's bytes
+    /// copied whole out of a write batch, value length included).
     data: Arc<[u8]>,
-    key_len: usize,
+    /// `data[..key_len]` is the key (at most [`crate::write::batch::MAX_KEY_SIZE`] bytes).
+    key_len: u32,
+    /// `data[value_at..]` is the value (`value_at >= key_len`).
+    value_at: u32,
     seq: u64,
     kind: ValueKind,
 }
 
 impl Node {
     fn key(&self) -> &[u8] {
-        self.data.get(..self.key_len).unwrap_or_default()
+        self.data.get(..self.key_len as usize).unwrap_or_default()
     }
     fn value(&self) -> &[u8] {
-        self.data.get(self.key_len..).unwrap_or_default()
+        self.data.get(self.value_at as usize..).unwrap_or_default()
     }
+}
+
+/// Internal order of two keys whose [`key_prefix`]es are equal, then of their sequence
+/// numbers: equal prefixes mean equal first 16 bytes, with a key shorter than 16 bytes padded
+/// with zeros. So if either key is shorter than 16 bytes, the shorter one is a prefix of the
+/// other (or they are equal), and otherwise the bytes after the 16th decide.
+#[inline]
+fn compare_after_prefix(akey: &[u8], aseq: u64, bkey: &[u8], bseq: u64) -> Ordering {
+    let keys = if akey.len() < 16 || bkey.len() < 16 {
+        akey.len().cmp(&bkey.len())
+    } else {
+        akey.get(16..).cmp(&bkey.get(16..))
+    };
+    keys.then(bseq.cmp(&aseq))
 }
 
 /// A key to compare against stored nodes without building one.
@@ -126,7 +144,7 @@ impl PartialOrd for dyn InternalKeyView + '_ {
 impl Ord for dyn InternalKeyView + '_ {
     fn cmp(&self, other: &Self) -> Ordering {
         self.prefix().cmp(&other.prefix()).then_with(|| {
-            compare_internal(self.user_key(), self.seq(), other.user_key(), other.seq())
+            compare_after_prefix(self.user_key(), self.seq(), other.user_key(), other.seq())
         })
     }
 }
@@ -146,7 +164,7 @@ impl Ord for Node {
     fn cmp(&self, other: &Self) -> Ordering {
         self.prefix
             .cmp(&other.prefix)
-            .then_with(|| compare_internal(self.key(), self.seq, other.key(), other.seq))
+            .then_with(|| compare_after_prefix(self.key(), self.seq, other.key(), other.seq))
     }
 }
 
@@ -221,42 +239,58 @@ impl MemTable {
     /// exclusive end. Sequence numbers are unique in a database; inserting the same (key, seq)
     /// twice replaces the entry. Once this returns, `get`, `iter` and `range_tombstones` calls
     /// that start afterwards see the entry.
+    /// Keys must be at most [`crate::write::batch::MAX_KEY_SIZE`] bytes, values at most
+    /// [`crate::write::batch::MAX_VALUE_SIZE`] (a batch's limits).
     pub fn insert(&self, key: &[u8], seq: u64, kind: ValueKind, value: &[u8]) {
         // One allocation: the iterator's exact length lets the Arc be filled in place.
         let data: Arc<[u8]> = key.iter().chain(value).copied().collect();
-        let node = Node {
-            prefix: key_prefix(key),
-            data,
-            key_len: key.len(),
-            seq,
-            kind,
-        };
+        self.insert_data(data, key.len(), key.len(), seq, kind);
+    }
+
+    /// Inserts the entry whose key is `data[..key_len]` and value `data[value_at..]`.
+    fn insert_data(
+        &self,
+        data: Arc<[u8]>,
+        key_len: usize,
+        value_at: usize,
+        seq: u64,
+        kind: ValueKind,
+    ) {
+        let key = data.get(..key_len).unwrap_or_default();
+        let value = data.get(value_at..).unwrap_or_default();
         if kind == ValueKind::RangeTombstone {
             self.range_tombstones
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push((key.to_vec(), value.to_vec(), seq));
         }
+        let charge = key.len() + value.len() + ENTRY_OVERHEAD;
+        let node = Node {
+            prefix: key_prefix(key),
+            key_len: u32::try_from(key.len()).unwrap_or(u32::MAX),
+            value_at: u32::try_from(value_at).unwrap_or(u32::MAX),
+            data,
+            seq,
+            kind,
+        };
         self.map.insert(node, ());
-        self.memory.fetch_add(
-            key.len() + value.len() + ENTRY_OVERHEAD,
-            AtomicOrdering::Relaxed,
-        );
+        self.memory.fetch_add(charge, AtomicOrdering::Relaxed);
         self.min_seq.fetch_min(seq, AtomicOrdering::Relaxed);
         self.max_seq.fetch_max(seq, AtomicOrdering::Relaxed);
     }
 
     /// Inserts every operation of `batch`, operation `i` at sequence number `first_seq + i`.
+    /// Each entry's bytes are copied out of the batch in one piece
+    /// ([`RawOp`](crate::write::batch::RawOp)).
     pub fn apply(&self, first_seq: u64, batch: &WriteBatch) {
-        for (i, op) in batch.iter().enumerate() {
+        for (i, raw) in batch.raw_ops().enumerate() {
             let seq = first_seq + i as u64;
-            match op {
-                BatchOp::Put { key, value } => self.insert(key, seq, ValueKind::Value, value),
-                BatchOp::Delete { key } => self.insert(key, seq, ValueKind::Tombstone, &[]),
-                BatchOp::DeleteRange { start, end } => {
-                    self.insert(start, seq, ValueKind::RangeTombstone, end)
-                }
-            }
+            let (key_len, kind) = match raw.op {
+                BatchOp::Put { key, .. } => (key.len(), ValueKind::Value),
+                BatchOp::Delete { key } => (key.len(), ValueKind::Tombstone),
+                BatchOp::DeleteRange { start, .. } => (start.len(), ValueKind::RangeTombstone),
+            };
+            self.insert_data(Arc::from(raw.span), key_len, raw.second_at, seq, kind);
         }
     }
 
@@ -587,6 +621,38 @@ mod tests {
         let m = MemTable::new();
         m.insert(b"key", 1, ValueKind::Value, &[0; 100]);
         assert_eq!(m.approximate_memory(), 103 + ENTRY_OVERHEAD);
+    }
+
+    #[test]
+    fn entries_order_like_their_internal_keys_whatever_their_prefixes() {
+        let keys: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"\0".to_vec(),
+            b"a".to_vec(),
+            b"a\0".to_vec(),
+            b"a\0\0".to_vec(),
+            vec![b'x'; 15],
+            vec![b'x'; 16],
+            [vec![b'x'; 16], vec![0]].concat(),
+            [vec![b'x'; 16], vec![1]].concat(),
+            [vec![b'x'; 15], vec![0]].concat(),
+            [vec![b'x'; 16], b"ab".to_vec()].concat(),
+            [vec![b'x'; 16], b"b".to_vec()].concat(),
+            vec![0xff; 20],
+        ];
+        for a in &keys {
+            for b in &keys {
+                for (sa, sb) in [(1, 1), (1, 2), (2, 1)] {
+                    let na = Probe::new(a, sa);
+                    let nb = Probe::new(b, sb);
+                    assert_eq!(
+                        probe(&na).cmp(probe(&nb)),
+                        crate::key::compare_internal(a, sa, b, sb),
+                        "{a:?}@{sa} vs {b:?}@{sb}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -37,6 +37,8 @@ fn options() -> Options {
     o.base_level_size = 64 * 1024;
     o.block_size = 1024;
     o.background_thread = false;
+    // Logs grow through several preallocation steps per memtable.
+    o.wal_preallocation = 16 * 1024;
     o
 }
 

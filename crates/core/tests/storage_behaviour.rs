@@ -157,6 +157,28 @@ mod storage_conformance {
         f.sync().unwrap();
     }
 
+    pub fn allocate_extends_with_zeros_never_shrinks_and_keeps_data(s: &dyn Storage) {
+        let f = s.open("a", OpenMode::Create).unwrap();
+        f.write_at(0, b"hello").unwrap();
+        if !f.allocate(0, 4096).unwrap() {
+            assert_eq!(
+                read_all(s, "a"),
+                b"hello",
+                "a storage that does not preallocate"
+            );
+            return;
+        }
+        assert_eq!(f.size().unwrap(), 4096);
+        let all = read_all(s, "a");
+        assert_eq!(&all[..5], b"hello");
+        assert!(all[5..].iter().all(|&b| b == 0));
+        assert!(f.allocate(100, 10).unwrap());
+        assert_eq!(f.size().unwrap(), 4096, "never shorter");
+        f.write_at(4000, b"written").unwrap();
+        assert_eq!(&read_all(s, "a")[4000..4007], b"written");
+        f.sync().unwrap();
+    }
+
     pub fn a_read_only_handle_refuses_writes(s: &dyn Storage) {
         write_file(s, "a", b"hello");
         let f = s.open("a", OpenMode::Read).unwrap();
@@ -234,6 +256,7 @@ macro_rules! conformance_suite {
                 a_gap_left_by_write_at_reads_as_zeros,
                 write_at_overwrites_in_place,
                 truncate_cuts_and_extends_with_zeros,
+                allocate_extends_with_zeros_never_shrinks_and_keeps_data,
                 a_read_only_handle_refuses_writes,
                 rename_replaces_the_target,
                 rename_of_a_missing_file_is_not_found,
@@ -420,6 +443,63 @@ mod std_fs_storage_only {
         assert_eq!(fs::read_to_string(s.root().join("LOCK")).unwrap(), other);
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn bytes_written_through_a_mapping_of_reserved_space_are_in_the_file() {
+        let (_dir, s) = storage();
+        let f = s.open("wal", OpenMode::CreateNew).unwrap();
+        assert!(
+            f.map_writable(0, 4096).unwrap().is_none(),
+            "nothing is mapped before it is reserved"
+        );
+        f.write_at(0, b"head").unwrap();
+        assert!(f.allocate(0, 64 * 1024).unwrap());
+        let mut map = f
+            .map_writable(3, 60_000)
+            .unwrap()
+            .expect("a reserved range maps");
+        assert_eq!((map.offset(), map.end()), (3, 60_003));
+        map.write_at(4, b"mapped").unwrap();
+        map.write_at(60_000, b"end").unwrap();
+        assert!(map.write_at(2, b"x").is_err(), "before the mapped bytes");
+        assert!(map.write_at(60_001, b"xyz").is_err(), "past them");
+        // Another handle sees the bytes at once: they are in the page cache.
+        let r = s.open("wal", OpenMode::Read).unwrap();
+        let mut buf = [0u8; 10];
+        r.read_exact_at(0, &mut buf).unwrap();
+        assert_eq!(&buf, b"headmapped");
+        let mut end = [0u8; 3];
+        r.read_exact_at(60_000, &mut end).unwrap();
+        assert_eq!(&end, b"end");
+        f.sync().unwrap();
+        assert!(
+            f.map_writable(0, 65 * 1024).unwrap().is_none(),
+            "not past the reserved bytes"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_mapped_file_cannot_be_cut_below_its_mapping_through_its_handle() {
+        let (_dir, s) = storage();
+        let f = s.open("wal", OpenMode::CreateNew).unwrap();
+        assert!(f.allocate(0, 8192).unwrap());
+        let map = f.map_writable(4096, 4096).unwrap().unwrap();
+        assert_eq!(f.truncate(5000).unwrap_err().code(), "INVALID_ARGUMENT");
+        f.truncate(8192).unwrap();
+        drop(map);
+        f.truncate(5000).unwrap();
+        assert_eq!(f.size().unwrap(), 5000);
+        assert!(
+            f.map_writable(4096, 100).unwrap().is_some(),
+            "below the cut"
+        );
+        assert!(
+            f.map_writable(4096, 2000).unwrap().is_none(),
+            "the cut released the reservation past it"
+        );
+    }
+
     #[test]
     fn sync_and_sync_dir_succeed_on_disk() {
         let (_dir, s) = storage();
@@ -590,6 +670,39 @@ mod faulty_storage_only {
         f.write_at(4, b"xx").unwrap();
         s.crash().unwrap();
         assert_eq!(contents(&s, "wal"), b"0123");
+    }
+
+    #[test]
+    fn allocated_bytes_are_zeros_after_any_crash_and_the_size_durable_once_synced() {
+        for seed in 0..32 {
+            let s = faulty();
+            let f = durable_file(&s, "wal", b"synced");
+            assert!(f.allocate(0, 3 * 4096).unwrap());
+            s.crash_torn(seed).unwrap();
+            let after = contents(&s, "wal");
+            assert!(
+                after.len() >= 6 && after.len() <= 3 * 4096,
+                "{}",
+                after.len()
+            );
+            assert_eq!(&after[..6], b"synced");
+            assert!(after[6..].iter().all(|&b| b == 0), "seed {seed}: not zeros");
+        }
+        let s = faulty();
+        let f = durable_file(&s, "wal", b"synced");
+        assert!(f.allocate(0, 4096).unwrap());
+        f.sync().unwrap();
+        s.crash().unwrap();
+        assert_eq!(contents(&s, "wal").len(), 4096);
+    }
+
+    #[test]
+    fn an_armed_fault_fails_an_allocation_with_a_full_disk_and_changes_nothing() {
+        let s = faulty();
+        let f = durable_file(&s, "wal", b"synced");
+        s.arm(1, shaledb::storage::faulty::Fault::Error);
+        assert_eq!(f.allocate(0, 4096).unwrap_err().code(), "QUOTA");
+        assert_eq!(contents(&s, "wal"), b"synced");
     }
 
     #[test]

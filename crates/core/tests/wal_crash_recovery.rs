@@ -37,7 +37,21 @@ fn batch(i: u64, seq: u64) -> WriteBatch {
 
 /// Writes `n` batches to log 1, syncing after batch `sync_after` (if any); returns the batches.
 fn write_log(s: &FaultyStorage, n: u64, sync_after: Option<u64>) -> Vec<WriteBatch> {
-    let mut w = WalWriter::create(s, 1, 1, WalOptions::default()).unwrap();
+    write_log_with(s, n, sync_after, 0)
+}
+
+/// [`write_log`] to a log preallocated `step` bytes at a time (0: none).
+fn write_log_with(
+    s: &FaultyStorage,
+    n: u64,
+    sync_after: Option<u64>,
+    step: u64,
+) -> Vec<WriteBatch> {
+    let options = WalOptions {
+        preallocation: step,
+        ..WalOptions::default()
+    };
+    let mut w = WalWriter::create(s, 1, 1, options).unwrap();
     let mut seq = 1;
     let mut out = Vec::new();
     for i in 0..n {
@@ -109,6 +123,119 @@ fn torn_crashes_at_many_seeds_yield_whole_batch_prefixes_never_corruption() {
             assert!(got.len() as u64 > k, "seed {seed}: synced batch {k} lost");
         }
         assert!(r.valid_up_to <= r.file_size, "seed {seed}");
+    }
+}
+
+/// Preallocated logs: the data is followed by zeros up to a multiple of the step.
+mod preallocated {
+    use super::*;
+
+    const STEP: u64 = 4096;
+
+    #[test]
+    fn a_crash_keeps_exactly_the_synced_batches_and_the_zeros_after_them_are_a_torn_tail() {
+        let s = faulty();
+        let written = write_log_with(&s, 40, Some(24), STEP);
+        s.crash().unwrap();
+        let (r, got) = replay(&s).unwrap();
+        assert_eq!(got, written[..25].to_vec());
+        assert!(matches!(r.end, WalEnd::TornTail { .. }), "{:?}", r.end);
+        assert!(r.file_size > r.valid_up_to, "zeros follow the data");
+    }
+
+    #[test]
+    fn torn_crashes_at_many_seeds_yield_whole_batch_prefixes_never_corruption() {
+        for seed in 0..300u64 {
+            let s = faulty();
+            let n = 5 + seed % 40;
+            let synced = (seed % 3 == 0).then_some(seed % n);
+            let written = write_log_with(&s, n, synced, STEP);
+            s.crash_torn(seed).unwrap();
+            let (r, got) = match replay(&s) {
+                Ok(x) => x,
+                Err(e) => panic!("seed {seed}: {e}"),
+            };
+            assert!(got.len() <= written.len(), "seed {seed}");
+            assert_eq!(got[..], written[..got.len()], "seed {seed}");
+            if let Some(k) = synced {
+                assert!(got.len() as u64 > k, "seed {seed}: synced batch {k} lost");
+            }
+            assert!(r.valid_up_to <= r.file_size, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_flipped_byte_in_synced_data_is_corruption_although_zeros_follow() {
+        let s = faulty();
+        let written = write_log_with(&s, 10, Some(8), STEP);
+        let f = s.open(&wal_file_name(1), OpenMode::ReadWrite).unwrap();
+        let reader = shaledb::recordio::Reader::open(f.clone(), Default::default()).unwrap();
+        let mut off = reader.read_at(8).unwrap().unwrap().next_offset;
+        for _ in 0..3 {
+            off = reader.read_at(off).unwrap().unwrap().next_offset;
+        }
+        assert!(f.size().unwrap() >= STEP, "preallocated");
+        let mut b = [0u8];
+        f.read_exact_at(off + 20, &mut b).unwrap();
+        f.write_at(off + 20, &[b[0] ^ 0x40]).unwrap();
+        let e = replay(&s).unwrap_err();
+        assert_eq!(e.code(), "CORRUPTION", "{e}");
+        assert!(e.to_string().contains(&off.to_string()), "{e}");
+        assert_eq!(written.len(), 10);
+    }
+
+    #[test]
+    fn a_sealed_log_is_cut_to_its_data_and_ends_cleanly() {
+        let s = faulty();
+        let options = WalOptions {
+            preallocation: STEP,
+            ..WalOptions::default()
+        };
+        let mut w = WalWriter::create(&s, 1, 1, options).unwrap();
+        w.append(batch(0, 1).as_bytes()).unwrap();
+        let f = s.open(&wal_file_name(1), OpenMode::Read).unwrap();
+        assert_eq!(f.size().unwrap(), STEP);
+        w.seal(2).unwrap();
+        assert_eq!(f.size().unwrap(), w.size(), "cut to the data");
+        s.crash().unwrap();
+        let (r, got) = replay(&s).unwrap();
+        assert_eq!((r.end, r.sealed, got.len()), (WalEnd::Clean, Some(2), 1));
+    }
+
+    #[test]
+    fn zeros_after_a_sealed_record_are_the_clean_end_of_the_log() {
+        let s = faulty();
+        let mut w = WalWriter::create(&s, 1, 1, WalOptions::default()).unwrap();
+        w.append(batch(0, 1).as_bytes()).unwrap();
+        w.seal(2).unwrap();
+        let end = w.size();
+        // A preallocated tail whose cut a crash undid.
+        let f = s.open(&wal_file_name(1), OpenMode::ReadWrite).unwrap();
+        f.truncate(end + 3000).unwrap();
+        let (r, got) = replay(&s).unwrap();
+        assert_eq!((r.end, r.sealed, got.len()), (WalEnd::Clean, Some(2), 1));
+        assert_eq!((r.valid_up_to, r.file_size), (end, end + 3000));
+        // Anything but zeros there is not.
+        f.write_at(end + 100, b"junk").unwrap();
+        let (r, _) = replay(&s).unwrap();
+        assert!(matches!(r.end, WalEnd::TornTail { .. }), "{:?}", r.end);
+    }
+
+    #[test]
+    fn closing_cuts_the_log_to_its_data_after_vouching_for_it() {
+        let s = faulty();
+        let options = WalOptions {
+            preallocation: STEP,
+            ..WalOptions::default()
+        };
+        let mut w = WalWriter::create(&s, 1, 1, options).unwrap();
+        w.append(batch(0, 1).as_bytes()).unwrap();
+        w.sync_for_close().unwrap();
+        let f = s.open(&wal_file_name(1), OpenMode::Read).unwrap();
+        assert_eq!(f.size().unwrap(), w.size());
+        s.crash().unwrap();
+        let (r, got) = replay(&s).unwrap();
+        assert_eq!((r.end, got.len()), (WalEnd::Clean, 1));
     }
 }
 

@@ -48,6 +48,7 @@ fn write_current() -> Vec<u8> {
     let s = MemoryStorage::new();
     let opts = WalOptions {
         compression: Compression::Snappy,
+        ..WalOptions::default()
     };
     let mut w = WalWriter::create(&s, 1, 1, opts).unwrap();
     for b in batches(2) {

@@ -369,6 +369,16 @@ impl StorageFile for JsFile {
             .truncate(self.id, len as f64)
             .map_err(|e| host_error("truncate", &self.name, &e))
     }
+
+    /// No preallocation through a JavaScript host: the hosts have no such call (none is added
+    /// here), and in browsers a file's whole size would count against the origin's OPFS quota
+    /// and travel in exports. Logs are written as they grow, one host write per commit, and
+    /// nothing is mapped (the default `map_writable`). Node could gain what native gains for
+    /// synced writes (a sync that does not change the file's size) from a host call that
+    /// extends the file; that is left to a change of the Node host.
+    fn allocate(&self, _offset: u64, _len: u64) -> Result<bool> {
+        Ok(false)
+    }
 }
 
 impl Drop for JsFile {

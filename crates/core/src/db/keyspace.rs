@@ -50,7 +50,9 @@ impl Keyspace {
     pub fn put_opt(&self, key: &[u8], value: &[u8], options: WriteOptions) -> Result<()> {
         self.db.check_key(key)?;
         self.db.check_value(value)?;
-        let mut b = WriteBatch::new();
+        let mut b = WriteBatch::with_capacity(
+            self.prefix.len() + key.len() + value.len() + WriteBatch::OP_OVERHEAD,
+        );
         b.put_prefixed(&self.prefix, key, value)?;
         self.db.write(b, options.sync).map(|_| ())
     }
@@ -70,7 +72,8 @@ impl Keyspace {
     /// Deletes `key`, synced if `options.sync`.
     pub fn delete_opt(&self, key: &[u8], options: WriteOptions) -> Result<()> {
         self.db.check_key(key)?;
-        let mut b = WriteBatch::new();
+        let mut b =
+            WriteBatch::with_capacity(self.prefix.len() + key.len() + WriteBatch::OP_OVERHEAD);
         b.delete_prefixed(&self.prefix, key)?;
         self.db.write(b, options.sync).map(|_| ())
     }

@@ -33,7 +33,7 @@ use crate::version::edit::VersionEdit;
 use crate::version::manifest::{self, ManifestOptions, ManifestWriter};
 use crate::version::VersionSet;
 use crate::write::group_commit::GroupCommit;
-use crate::write::wal::{self, WalOptions, WalReader, WalWriter};
+use crate::write::wal::{self, WalReader, WalWriter};
 use crate::{Error, Result};
 
 impl DbInner {
@@ -123,7 +123,7 @@ impl DbInner {
             &*storage,
             wal_number,
             logs.last_seq + 1,
-            WalOptions::default(),
+            options.wal_options(),
         )?;
         edit.log_number = Some(wal_number);
         edit.last_sequence = Some(logs.last_seq);

@@ -7,7 +7,7 @@ use crate::db::background::STEP_BUDGET;
 use crate::db::core::{DbInner, Immutable, PoisonCause, View};
 use crate::memtable::MemTable;
 use crate::write::batch::WriteBatch;
-use crate::write::wal::{WalOptions, WalWriter};
+use crate::write::wal::WalWriter;
 use crate::{Error, Result};
 
 impl DbInner {
@@ -137,8 +137,12 @@ impl DbInner {
             // The new log exists durably before the old one names it in its sealed record; the
             // seal syncs the old log whole before the new one takes a write, so recovery may
             // stop at the first torn log without losing an acknowledged synced write.
-            let new_wal =
-                WalWriter::create(&*self.storage, number, last_seq + 1, WalOptions::default())?;
+            let new_wal = WalWriter::create(
+                &*self.storage,
+                number,
+                last_seq + 1,
+                self.options.wal_options(),
+            )?;
             wal.seal(number)?;
             *wal = new_wal;
             let mut st = self.state();

@@ -197,6 +197,23 @@ impl StorageFile for MemoryFile {
             .resize(len, 0);
         Ok(())
     }
+
+    /// Extends the file with zeros to `offset + len` bytes if it is shorter (memory is the
+    /// reservation).
+    fn allocate(&self, offset: u64, len: u64) -> Result<bool> {
+        if !self.writable {
+            return Err(read_only(&self.name));
+        }
+        let end = offset
+            .checked_add(len)
+            .and_then(|end| usize::try_from(end).ok())
+            .ok_or_else(|| Error::InvalidArgument(format!("offset {offset} too large")))?;
+        let mut bytes = self.bytes.write().unwrap_or_else(PoisonError::into_inner);
+        if bytes.len() < end {
+            bytes.resize(end, 0);
+        }
+        Ok(true)
+    }
 }
 
 fn read_only(name: &str) -> Error {

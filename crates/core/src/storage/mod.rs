@@ -16,6 +16,8 @@
 //!   survive the process being killed (they have reached the OS or the browser's storage).
 //! - After `sync` returns, the file's data survives power loss.
 //! - After `sync_dir` returns, creations, renames and removals done before it survive power loss.
+//! - Bytes copied into a [`WritableMap`] are where `write_at` puts them: visible to every later
+//!   read and surviving the process being killed; the file's `sync` makes them durable.
 
 #[cfg(any(test, feature = "testing"))]
 pub mod faulty;
@@ -115,6 +117,31 @@ pub trait StorageFile: MaybeSend + MaybeSync + std::fmt::Debug {
     /// Cuts or extends (with zeros) the file to `len` bytes.
     fn truncate(&self, len: u64) -> Result<()>;
 
+    /// Preallocates bytes `[offset, offset + len)`: the file becomes at least `offset + len`
+    /// bytes long (never shorter than it was; new bytes read as zeros), and where the platform
+    /// can, disk space is reserved for the range so that writing it later does not fail for
+    /// lack of space. Returns `false`, changing nothing, if this storage does not preallocate
+    /// (the default): callers must work either way. Like a write, the new size is durable after
+    /// the next `sync`. Errors as `write_at` (a full disk is an [`crate::Error::Io`] of kind
+    /// `StorageFull`); the file may then have grown by part of the range.
+    fn allocate(&self, offset: u64, len: u64) -> Result<bool> {
+        let _ = (offset, len);
+        Ok(false)
+    }
+
+    /// Maps bytes `[offset, offset + len)` of the file for writing ([`WritableMap`]), where
+    /// this storage can: `Ok(None)` if it cannot (the default: in memory, the fault-injecting
+    /// storage, WebAssembly), or not for this range — natively (Linux) only a range reserved
+    /// by [`StorageFile::allocate`] through this handle, within the file, is mapped.
+    ///
+    /// While a mapping lives, the file must not be cut below its end by another handle or
+    /// process (a write through the mapping would then kill the process with `SIGBUS`); this
+    /// handle's own `truncate` refuses to. Nothing in ShaleDB opens a mapped log twice.
+    fn map_writable(&self, offset: u64, len: u64) -> Result<Option<Box<dyn WritableMap>>> {
+        let _ = (offset, len);
+        Ok(None)
+    }
+
     /// Reads exactly `buf.len()` bytes at `offset`; a short file is an [`crate::Error::Io`] of
     /// kind `UnexpectedEof`.
     fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
@@ -136,6 +163,23 @@ pub trait StorageFile: MaybeSend + MaybeSync + std::fmt::Debug {
         }
         Ok(())
     }
+}
+
+/// A shared, writable memory mapping of a range of a file ([`StorageFile::map_writable`]):
+/// copying bytes into it puts them in the operating system's page cache, like
+/// [`StorageFile::write_at`] without a system call. Dropping it unmaps the range; what was
+/// copied stays in the file.
+pub trait WritableMap: MaybeSend + MaybeSync + std::fmt::Debug {
+    /// The file offset of the first mapped byte.
+    fn offset(&self) -> u64;
+
+    /// The file offset just past the last mapped byte.
+    fn end(&self) -> u64;
+
+    /// Copies `data` to file offset `at`. When it returns `Ok`, the bytes are visible to every
+    /// read of the file and survive the process being killed. `InvalidArgument`, copying
+    /// nothing, unless `at..at + data.len()` lies within `offset()..end()`.
+    fn write_at(&mut self, at: u64, data: &[u8]) -> Result<()>;
 }
 
 /// A held lock; dropping it releases the lock.

@@ -20,6 +20,7 @@
 //! queue empty, leads its own group, and never waits.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
@@ -66,10 +67,33 @@ struct Publication {
     id: u64,
 }
 
+/// Hashes a ticket (unique, sequential) with one multiplication.
+#[derive(Default)]
+struct TicketHasher(u64);
+
+impl Hasher for TicketHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
 struct State {
     queue: VecDeque<Pending>,
     /// Results for writers whose batches a leader took.
-    done: HashMap<u64, Result<u64>>,
+    done: HashMap<u64, Result<u64>, BuildHasherDefault<TicketHasher>>,
+    /// Threads waiting on `wake`: nobody is woken (no system call) when there are none.
+    waiters: usize,
+    /// Emptied vectors of earlier groups, reused so that a commit allocates none.
+    spare_groups: Vec<Vec<Pending>>,
+    spare_members: Vec<Vec<(u64, u64)>>,
     /// A leader (or an [`GroupCommit::exclusive`] caller) is active.
     leading: bool,
     next_ticket: u64,
@@ -130,7 +154,10 @@ impl GroupCommit {
         GroupCommit {
             state: Mutex::new(State {
                 queue: VecDeque::new(),
-                done: HashMap::new(),
+                done: HashMap::default(),
+                waiters: 0,
+                spare_groups: Vec::new(),
+                spare_members: Vec::new(),
                 leading: false,
                 next_ticket: 0,
                 next_seq: last_seq + 1,
@@ -180,11 +207,11 @@ impl GroupCommit {
             if at_head && !st.leading {
                 break;
             }
-            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st = self.wait(st);
         }
         // This thread leads a group.
         st.leading = true;
-        let mut group = Vec::new();
+        let mut group = st.spare_groups.pop().unwrap_or_default();
         let mut bytes = 0usize;
         let mut budget = MAX_GROUP_BYTES;
         while let Some(p) = st.queue.front() {
@@ -206,12 +233,28 @@ impl GroupCommit {
     }
 
     /// Waits for `ticket`'s result.
-    fn wait_for(&self, mut st: MutexGuard<'_, State>, ticket: u64) -> Result<u64> {
+    fn wait_for<'a>(&'a self, mut st: MutexGuard<'a, State>, ticket: u64) -> Result<u64> {
         loop {
             if let Some(r) = st.done.remove(&ticket) {
                 return r;
             }
-            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st = self.wait(st);
+        }
+    }
+
+    /// Waits on `wake` (counted in `waiters`), returning the state lock.
+    fn wait<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        st.waiters += 1;
+        let mut st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+        st.waiters -= 1;
+        st
+    }
+
+    /// Wakes every waiter, if there is one (`st` is the state lock, so that none can start
+    /// waiting unseen: a waiter checks its condition under the lock before it waits).
+    fn wake_all(&self, st: &State) {
+        if st.waiters > 0 {
+            self.wake.notify_all();
         }
     }
 
@@ -226,7 +269,7 @@ impl GroupCommit {
         leader: u64,
         apply: &mut ApplyFn<'_>,
     ) -> MutexGuard<'a, State> {
-        let mut members = Vec::with_capacity(group.len());
+        let mut members = st.spare_members.pop().unwrap_or_default();
         let mut next = st.next_seq;
         for p in &mut group {
             p.batch.set_first_seq(next);
@@ -243,7 +286,7 @@ impl GroupCommit {
             }
             st.done.insert(leader, Err(e));
             st.leading = false;
-            self.wake.notify_all();
+            self.wake_all(&st);
             return st;
         }
         st.next_seq = next;
@@ -251,11 +294,12 @@ impl GroupCommit {
 
         let mut guard = PanicGuard {
             gc: self,
-            tickets: group.iter().map(|p| p.ticket).collect(),
+            group: &group,
             armed: true,
         };
         let written = self.write_group(&group, apply);
         guard.armed = false;
+        drop(guard);
         let mut st = self.lock_state();
         st.leading = false;
         let target = match written {
@@ -268,11 +312,13 @@ impl GroupCommit {
                 st.poisoned
                     .get_or_insert_with(|| repeat_error(&e, "poisoned"));
                 st.done.insert(leader, Err(e));
-                drop(st);
-                self.wake.notify_all();
-                return self.lock_state();
+                self.wake_all(&st);
+                return st;
             }
         };
+        // The batches are in the log and the memtable: their buffers go, the vector stays.
+        group.clear();
+        st.spare_groups.push(group);
         let id = st.next_publication;
         st.next_publication += 1;
         st.unpublished.push_back(Publication {
@@ -283,13 +329,12 @@ impl GroupCommit {
         });
         let Some(target) = target else {
             self.publish_ready(&mut st);
-            drop(st);
-            self.wake.notify_all();
-            return self.lock_state();
+            self.wake_all(&st);
+            return st;
         };
         // The next group writes while this one waits for the disk; the next sync covers it too.
+        self.wake_all(&st);
         drop(st);
-        self.wake.notify_all();
         let synced = self.sync_to(&target);
         let mut st = self.lock_state();
         match synced {
@@ -301,9 +346,8 @@ impl GroupCommit {
             }
             Err(e) => self.fail_unpublished(&mut st, &e),
         }
-        drop(st);
-        self.wake.notify_all();
-        self.lock_state()
+        self.wake_all(&st);
+        st
     }
 
     /// Publishes the ready groups at the head of the queue: raises the visible sequence number
@@ -316,9 +360,12 @@ impl GroupCommit {
             self.visible_seq.fetch_max(p.last_seq, Ordering::AcqRel);
             self.commits
                 .fetch_add(p.members.len() as u64, Ordering::Relaxed);
-            for (ticket, seq) in p.members {
+            let mut members = p.members;
+            for &(ticket, seq) in &members {
                 st.done.insert(ticket, Ok(seq));
             }
+            members.clear();
+            st.spare_members.push(members);
         }
     }
 
@@ -377,15 +424,14 @@ impl GroupCommit {
         group: &[Pending],
         apply: &mut ApplyFn<'_>,
     ) -> Result<Option<SyncTarget>> {
-        let records: Vec<&[u8]> = group
+        let records = group
             .iter()
             .filter(|p| !p.batch.is_empty())
-            .map(|p| p.batch.as_bytes())
-            .collect();
+            .map(|p| p.batch.as_bytes());
         let mut target = None;
-        if !records.is_empty() {
+        if records.clone().next().is_some() {
             let mut wal = self.wal.lock().unwrap_or_else(PoisonError::into_inner);
-            wal.append_all(&records)?;
+            wal.append_iter(records)?;
             self.groups.fetch_add(1, Ordering::Relaxed);
             if group.iter().any(|p| p.sync) {
                 target = Some(SyncTarget {
@@ -408,7 +454,7 @@ impl GroupCommit {
     fn lead_alone(&self, drained: bool) -> Result<MutexGuard<'_, State>> {
         let mut st = self.lock_state();
         while st.leading || (drained && !st.unpublished.is_empty() && st.poisoned.is_none()) {
-            st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st = self.wait(st);
         }
         if let Some(e) = &st.poisoned {
             return Err(poisoned_error(e));
@@ -432,15 +478,16 @@ impl GroupCommit {
             // A panic in `f` leaves `leading` set: poison instead of hanging the writers.
             let mut guard = PanicGuard {
                 gc: self,
-                tickets: Vec::new(),
+                group: &[],
                 armed: true,
             };
             let r = f(&mut wal, last_seq);
             guard.armed = false;
             r
         };
-        self.lock_state().leading = false;
-        self.wake.notify_all();
+        let mut st = self.lock_state();
+        st.leading = false;
+        self.wake_all(&st);
         result
     }
 
@@ -460,7 +507,7 @@ impl GroupCommit {
         drop(st);
         let mut guard = PanicGuard {
             gc: self,
-            tickets: Vec::new(),
+            group: &[],
             armed: true,
         };
         let checked = check();
@@ -468,8 +515,7 @@ impl GroupCommit {
         st = self.lock_state();
         if let Err(e) = checked {
             st.leading = false;
-            drop(st);
-            self.wake.notify_all();
+            self.wake_all(&st);
             return Err(e);
         }
         let ticket = st.next_ticket;
@@ -523,21 +569,23 @@ fn poisoned_error(e: &Error) -> Error {
 }
 
 /// On unwind out of a leader's or exclusive caller's work: poisons, fails the group, wakes all.
-struct PanicGuard<'a> {
+struct PanicGuard<'a, 'g> {
     gc: &'a GroupCommit,
-    tickets: Vec<u64>,
+    /// The group whose writers are failed (empty for an exclusive caller).
+    group: &'g [Pending],
     armed: bool,
 }
 
-impl Drop for PanicGuard<'_> {
+impl Drop for PanicGuard<'_, '_> {
     fn drop(&mut self) {
         if !self.armed {
             return;
         }
         let mut st = self.gc.lock_state();
         let e = Error::Closed("a writer panicked while committing".into());
-        for t in &self.tickets {
-            st.done.insert(*t, Err(repeat_error(&e, "commit failed")));
+        for p in self.group {
+            st.done
+                .insert(p.ticket, Err(repeat_error(&e, "commit failed")));
         }
         st.poisoned.get_or_insert(e);
         st.leading = false;

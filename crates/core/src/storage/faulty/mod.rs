@@ -11,8 +11,8 @@
 //!   `Ok`. Unsynced data is lost at page granularity (4 KiB) and in any order: `crash` loses all
 //!   of it; `crash_torn` keeps, per changed page, the new or the old contents or a mix at a
 //!   512-byte boundary (and now and then noise in a never-durable sector), and a file size
-//!   anywhere between the durable and the current one. Truncations are data changes like writes:
-//!   durable with the next sync.
+//!   anywhere between the durable and the current one. Truncations and allocations (which
+//!   extend a file with zeros) are data changes like writes: durable with the next sync.
 //! - **A failed sync** (injected) is Linux's: the dirty pages are marked clean although their
 //!   writeback failed, so they are lost at a crash *even if later syncs of the file succeed*,
 //!   and those later syncs report success (the error was reported once).
@@ -31,7 +31,8 @@
 //! # Faults at the Nth I/O call
 //!
 //! Every call through the wrapper (each `open`, `exists`, `remove`, `rename`, `list`,
-//! `sync_dir`, and each `read_at`, `write_at`, `sync`, `size`, `truncate` of a file; not `lock`)
+//! `sync_dir`, and each `read_at`, `write_at`, `sync`, `size`, `truncate`, `allocate` of a file;
+//! not `lock`)
 //! is numbered. [`FaultyStorage::arm`] picks one: with [`Fault::Error`] that call fails (a write
 //! first writes half its bytes; a sync loses the dirty pages as above) and later calls work;
 //! with [`Fault::Crash`] that call and every later one fail, as if the process died there.
@@ -60,9 +61,9 @@ type FileId = u64;
 /// What happens at the call [`FaultyStorage::arm`] picks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
-    /// That call fails: writes, truncations and creations with "no space left on device" (a
-    /// write after writing half its bytes), everything else with an I/O error; a failed sync
-    /// loses the file's dirty pages. Later calls work.
+    /// That call fails: writes, truncations, allocations and creations with "no space left on
+    /// device" (a write after writing half its bytes), everything else with an I/O error; a
+    /// failed sync loses the file's dirty pages. Later calls work.
     Error,
     /// That call and every later one fail: the process died there. Nothing more reaches the
     /// storage until [`FaultyStorage::reset_faults`] or a crash.
@@ -168,7 +169,8 @@ impl FaultyStorage {
 
     /// Simulates a disk that fills up after `n` more bytes: a write crossing the budget writes
     /// the bytes that fit, then fails with an [`Error::Io`] of kind `StorageFull`; later writes
-    /// fail likewise. Extending a file with `truncate` does not count.
+    /// fail likewise. Extending a file with `truncate` or `allocate` does not count (writes into
+    /// allocated bytes still do).
     pub fn fail_writes_after_bytes(&self, n: u64) {
         self.state().faults.write_budget = Some(n);
     }
@@ -371,7 +373,7 @@ fn crashed(op: &'static str, name: &str) -> Error {
 /// The error a [`Fault::Error`] gives `op`.
 fn injected_error(op: &'static str, name: &str) -> Error {
     match op {
-        "write" | "truncate" | "open" => Error::io(
+        "write" | "truncate" | "allocate" | "open" => Error::io(
             op,
             name,
             io::Error::new(
@@ -607,6 +609,26 @@ impl StorageFile for FaultyFile {
             inode.before_change(len.min(size), end.max(len))?;
         }
         self.inner.truncate(len)
+    }
+
+    /// Models Linux's `fallocate`: the file grows to `offset + len` bytes if it is shorter, and
+    /// the new bytes read as zeros until written. The new size is a change like a write: a
+    /// crash before the next sync leaves a size between the durable and the new one. The new
+    /// bytes are not written (the file system only records the allocation), so no crash turns
+    /// them into anything but zeros: they are clean pages until a write changes them. An
+    /// injected fault fails it with "no space left on device" before anything changes.
+    fn allocate(&self, offset: u64, len: u64) -> Result<bool> {
+        let (_st, gate) = self.enter("allocate")?;
+        if let Gate::Fail(e) = gate {
+            return Err(e);
+        }
+        let end = offset.checked_add(len).ok_or_else(|| {
+            Error::InvalidArgument(format!("offset {offset} + {len} is too large"))
+        })?;
+        if end > self.inner.size()? {
+            self.inner.truncate(end)?;
+        }
+        Ok(true)
     }
 }
 

@@ -28,6 +28,7 @@
 //! accepted only where no later log holds a batch (a log is synced whole before the next one
 //! takes writes).
 
+mod log_file;
 mod reader;
 pub mod record;
 mod sync_gate;
@@ -38,6 +39,7 @@ use std::io;
 use crate::recordio::Compression;
 use crate::Error;
 
+pub use log_file::LogFile;
 pub use reader::{WalEnd, WalReader, WalReplay};
 pub use sync_gate::SyncGate;
 pub use writer::WalWriter;
@@ -49,12 +51,16 @@ pub use crate::file_names::{parse_wal_file_name, wal_file_name};
 pub struct WalOptions {
     /// Compression of each record (kept only where it saves at least 1/8).
     pub compression: Compression,
+    /// Bytes the log file is extended by at a time, ahead of its data ([`LogFile`]); 0 (the
+    /// default) extends it by each write.
+    pub preallocation: u64,
 }
 
 impl Default for WalOptions {
     fn default() -> Self {
         WalOptions {
             compression: Compression::None,
+            preallocation: 0,
         }
     }
 }
@@ -191,6 +197,7 @@ mod tests {
         let s = MemoryStorage::new();
         let opts = WalOptions {
             compression: Compression::Snappy,
+            ..WalOptions::default()
         };
         let mut w = WalWriter::create(&s, 1, 1, opts).unwrap();
         let mut b = WriteBatch::new();

@@ -11,7 +11,8 @@ use crate::{Error, Result};
 /// How a replayed log ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WalEnd {
-    /// The last record ends exactly at the end of the file.
+    /// The last record ends exactly at the end of the file, or it is a sealed record and only
+    /// zeros (preallocated bytes) follow it.
     Clean,
     /// The file ends in damage that hit no synced data (a torn or lost write); valid data ends
     /// at `valid_up_to`, and nothing after it may be replayed.
@@ -26,7 +27,8 @@ pub enum WalEnd {
 pub struct WalReplay {
     /// How the log ended.
     pub end: WalEnd,
-    /// Offset just past the last intact record (the file size for a clean end).
+    /// Offset just past the last intact record (for a clean end, the file size, or the end of
+    /// the sealed record that zeros follow).
     pub valid_up_to: u64,
     /// The file's size.
     pub file_size: u64,
@@ -58,8 +60,11 @@ impl WalReader {
     /// In format 2 batches must be dense (each starts where the previous one ended, the first
     /// where the header says), else [`Error::Corruption`] naming the missing sequence numbers;
     /// in format 1 their sequence numbers must increase. The end (module doc of [`crate::write::wal`]):
-    /// - a clean end, or a torn tail (`Ok`): damage that no intact record follows, or (format
-    ///   2) damage that every intact record after it says was never synced;
+    /// - a clean end (`Ok`): the end of the file, or zeros after a sealed record (a
+    ///   preallocated log's tail);
+    /// - a torn tail (`Ok`): damage that no intact record follows — zeros after the data
+    ///   included, as a preallocated log that was not sealed ends —, or (format 2) damage that
+    ///   every intact record after it says was never synced;
     /// - a typed corruption error naming the file and the damaged record's offset: damage in
     ///   data a later record says was synced (format 2), or followed by any intact record
     ///   (format 1, which cannot tell);
@@ -110,6 +115,8 @@ impl WalReader {
             ));
         }
         out.valid_up_to = FILE_HEADER_LEN;
+        // Where the data of a cleanly ended log ends, if not at the end of the file.
+        let mut data_end = None;
         let end = loop {
             let offset = reader.offset();
             match reader.read_next() {
@@ -169,6 +176,15 @@ impl WalReader {
                     f(first_seq, batch)?;
                 }
                 Ok(None) => break WalEnd::Clean,
+                // A sealed log took no more writes: zeros after its sealed record are
+                // preallocated bytes that the seal's trim did not cut (or whose cut a crash
+                // undid), not lost data.
+                Err(Error::TornTail { valid_up_to, .. })
+                    if out.sealed.is_some() && all_zero(&file, valid_up_to, file_size)? =>
+                {
+                    data_end = Some(valid_up_to);
+                    break WalEnd::Clean;
+                }
                 Err(Error::TornTail { valid_up_to, .. }) => break WalEnd::TornTail { valid_up_to },
                 Err(e) if is_damage(&e) => {
                     let after = intact_records_after(&reader, &file, offset + 1, file_size, &name)?;
@@ -189,7 +205,7 @@ impl WalReader {
             }
         };
         out.valid_up_to = match end {
-            WalEnd::Clean => file_size,
+            WalEnd::Clean => data_end.unwrap_or(file_size),
             WalEnd::TornTail { valid_up_to } => valid_up_to,
         };
         out.end = end;

@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use crate::recordio::{Compression, Writer, WriterOptions};
-use crate::storage::{OpenMode, Storage};
+use crate::storage::{FileHandle, OpenMode, Storage};
 use crate::write::batch::{BATCH_HEADER_LEN, MAX_BATCH_SIZE};
+use crate::write::wal::log_file::LogFile;
 use crate::write::wal::record::{
     batch_prefix, sealed_record, synced_mark, LogHeader, MAX_PREFIX_LEN,
 };
@@ -22,6 +23,8 @@ const WRITE_BUFFER: usize = 1024 * 1024;
 #[derive(Debug)]
 pub struct WalWriter {
     number: u64,
+    /// The log's file (preallocated and mapped where the options and the storage allow).
+    log: Arc<LogFile>,
     writer: Writer,
     compression: Compression,
     gate: Arc<SyncGate>,
@@ -32,14 +35,19 @@ pub struct WalWriter {
 impl WalWriter {
     /// Creates log `number` (which must not exist: else [`Error::AlreadyExists`]) whose first
     /// batch will have sequence number `first_seq`: writes the RecordIO file header and the log
-    /// header, and makes the file and its directory entry durable (`sync`, `sync_dir`).
+    /// header, and makes the file and its directory entry durable (`sync`, `sync_dir`). With
+    /// `options.preallocation`, the file is extended ahead of the data ([`LogFile`]).
     pub fn create(
         storage: &dyn Storage,
         number: u64,
         first_seq: u64,
         options: WalOptions,
     ) -> Result<WalWriter> {
-        let file = storage.open(&wal_file_name(number), OpenMode::CreateNew)?;
+        let log = Arc::new(LogFile::new(
+            storage.open(&wal_file_name(number), OpenMode::CreateNew)?,
+            options.preallocation,
+        ));
+        let file: FileHandle = log.clone();
         let mut writer = Writer::new(
             file.clone(),
             WriterOptions {
@@ -60,6 +68,7 @@ impl WalWriter {
         storage.sync_dir()?;
         Ok(WalWriter {
             number,
+            log,
             writer,
             compression: options.compression,
             gate,
@@ -82,8 +91,17 @@ impl WalWriter {
     /// crash any of them may be lost, and recovery keeps the intact ones before the first
     /// loss. Errors as [`WalWriter::append`]; nothing is written if any batch is invalid.
     pub fn append_all(&mut self, batches: &[&[u8]]) -> Result<()> {
+        self.append_iter(batches.iter().copied())
+    }
+
+    /// [`WalWriter::append_all`] of the batches `batches` yields (it is walked twice: checked
+    /// whole before anything is written).
+    pub fn append_iter<'a>(
+        &mut self,
+        batches: impl Iterator<Item = &'a [u8]> + Clone,
+    ) -> Result<()> {
         self.check()?;
-        for b in batches {
+        for b in batches.clone() {
             if b.len() < BATCH_HEADER_LEN || b.len() > MAX_BATCH_SIZE {
                 return Err(Error::InvalidArgument(format!(
                     "a WAL record must be an encoded write batch of {BATCH_HEADER_LEN} to \
@@ -116,31 +134,46 @@ impl WalWriter {
     }
 
     /// Seals the log: syncs it, appends the record saying that the log continues in log
-    /// `next` (which must exist already, durably) and vouching for every byte before it, then
-    /// syncs again. Nothing can be appended afterwards. A failure poisons the writer.
+    /// `next` (which must exist already, durably) and vouching for every byte before it, cuts
+    /// the preallocated bytes after it, then syncs again. Nothing can be appended afterwards. A
+    /// failure poisons the writer.
     pub fn seal(&mut self, next: u64) -> Result<()> {
         self.check()?;
         self.sync()?;
         self.append_record(&sealed_record(self.gate.durable(), next))?;
         self.sealed = true;
+        self.trim()?;
         self.sync()
     }
 
     /// For a close: syncs the log and, if records were appended since the last record that
-    /// vouches for what is synced, appends a synced mark and syncs again, so that recovery can
-    /// tell later damage to any synced byte from a torn write. A failure poisons the writer.
+    /// vouches for what is synced, appends a synced mark, so that recovery can tell later
+    /// damage to any synced byte from a torn write; cuts the preallocated bytes after the data
+    /// and syncs again if either changed the file. A failure poisons the writer.
     pub fn sync_for_close(&mut self) -> Result<()> {
         if self.sealed {
             return self.sync();
         }
         let vouched = self.gate.durable();
         self.sync()?;
-        if self.gate.durable() > vouched {
+        let marked = self.gate.durable() > vouched;
+        if marked {
             self.check()?;
             self.append_record(&synced_mark(self.gate.durable()))?;
+        }
+        if self.trim()? || marked {
             self.sync()?;
         }
         Ok(())
+    }
+
+    /// Cuts the preallocated bytes after the data ([`LogFile::trim`]); whether the file
+    /// changed. A failure poisons the writer.
+    fn trim(&mut self) -> Result<bool> {
+        let r = self.log.trim(self.writer.offset());
+        let trimmed = r.as_ref().is_ok_and(|&t| t);
+        self.poison_on_error(r.map(drop))?;
+        Ok(trimmed)
     }
 
     /// Appends one uncompressed record and hands it to the storage.

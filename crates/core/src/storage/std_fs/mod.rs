@@ -17,11 +17,22 @@
 //! runs, through the WebAssembly bindings) over this storage's [`LockPrimitives`]: `link(2)`,
 //! file reads with the modification time, and `/proc` for processes (Linux; elsewhere the
 //! liveness of another process is unknown).
+//!
+//! # Preallocation and mappings
+//!
+//! [`StorageFile::allocate`] reserves disk space with `fallocate(2)` on Linux (falling back to
+//! extending the file, sparse, where the file system cannot) and extends the file elsewhere
+//! (`set_len`). On Linux, [`StorageFile::map_writable`] maps a range that `allocate` reserved
+//! through the same handle (`linux_map.rs`, the crate's only `unsafe` code, says what can go
+//! wrong and how it is avoided); elsewhere nothing is mapped.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+#[cfg(target_os = "linux")]
+mod linux_map;
 
 use crate::storage::lock_primitives::{LockPrimitives, ProcessStat, SmallFile};
 use crate::storage::{FileHandle, OpenMode, Storage, StorageFile, StorageLock};
@@ -98,6 +109,8 @@ impl Storage for StdFsStorage {
             name: name.to_owned(),
             file,
             writable: mode != OpenMode::Read,
+            #[cfg(target_os = "linux")]
+            maps: Arc::default(),
         }))
     }
 
@@ -269,6 +282,9 @@ struct StdFile {
     name: String,
     file: File,
     writable: bool,
+    /// Space reserved and ranges mapped through this handle.
+    #[cfg(target_os = "linux")]
+    maps: Arc<linux_map::MapGuard>,
 }
 
 impl StdFile {
@@ -347,9 +363,61 @@ impl StorageFile for StdFile {
                 "length {len} is beyond the largest file size"
             )));
         }
+        #[cfg(target_os = "linux")]
+        self.maps
+            .check_truncate(len)
+            .map_err(|why| Error::InvalidArgument(format!("{:?}: {why}", self.name)))?;
         self.file
             .set_len(len)
             .map_err(|e| Error::io("truncate", &self.name, e))
+    }
+
+    /// Linux: `fallocate(2)`, which reserves the blocks; where the file system has no
+    /// `fallocate`, and on other platforms, the file is extended (`set_len`, sparse where the
+    /// file system makes it so) and nothing is reserved.
+    fn allocate(&self, offset: u64, len: u64) -> Result<bool> {
+        self.check_writable("allocate")?;
+        let end = offset
+            .checked_add(len)
+            .filter(|&end| end <= MAX_OFFSET)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{len} bytes at offset {offset} are beyond the largest file size"
+                ))
+            })?;
+        if len == 0 {
+            return Ok(true);
+        }
+        #[cfg(target_os = "linux")]
+        match linux_map::fallocate(&self.file, offset, len) {
+            Ok(()) => {
+                self.maps.reserved(offset, end);
+                return Ok(true);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => {}
+            Err(e) => return Err(Error::io("allocate", &self.name, e)),
+        }
+        if self.size()? < end {
+            self.file
+                .set_len(end)
+                .map_err(|e| Error::io("allocate", &self.name, e))?;
+        }
+        Ok(true)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn map_writable(
+        &self,
+        offset: u64,
+        len: u64,
+    ) -> Result<Option<Box<dyn crate::storage::WritableMap>>> {
+        if !self.writable {
+            return Ok(None);
+        }
+        let size = self.size()?;
+        let map = linux_map::FileMap::new(&self.file, size, offset, len, &self.maps)
+            .map_err(|e| Error::io("map", &self.name, e))?;
+        Ok(map.map(|m| Box::new(m) as Box<dyn crate::storage::WritableMap>))
     }
 }
 
