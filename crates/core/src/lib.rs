@@ -69,7 +69,6 @@ pub mod verify;
 
 // The engine's inner layers: public for the bindings, the benchmarks and the tests, not a
 // stable API (hidden from the documentation).
-mod cold_sort;
 #[doc(hidden)]
 pub mod compaction;
 #[doc(hidden)]

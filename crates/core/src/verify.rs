@@ -26,7 +26,6 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::cold_sort;
 use crate::db::recovery::{recover_logs, LogRules};
 use crate::file_names::{manifest_file_name, parse_file_name, table_file_name, FileKind, CURRENT};
 use crate::key::compare_internal;
@@ -146,7 +145,7 @@ impl VerifyReport {
 /// error.
 pub fn verify_storage(storage: &dyn Storage) -> Result<VerifyReport> {
     let mut names = storage.list()?;
-    cold_sort::sort_by(&mut names, |a, b| a.cmp(b));
+    names.sort();
     if !names.iter().any(|n| n == CURRENT) {
         return Err(Error::NotFound {
             file: CURRENT.to_owned(),
@@ -295,7 +294,7 @@ fn live_state(storage: &dyn Storage, report: &mut VerifyReport) -> Result<Option
             });
         }
     }
-    cold_sort::sort_by(&mut tables, |a, b| a.number.cmp(&b.number));
+    tables.sort_by_key(|t| t.number);
     Ok(Some(LiveState {
         tables,
         log_number: recovered.versions.log_number(),

@@ -5,7 +5,6 @@ use std::cmp::Ordering;
 
 use super::InternalIterator;
 
-use crate::cold_sort;
 use crate::key::{compare_internal, Entry, ValueKind};
 use crate::Result;
 
@@ -21,10 +20,7 @@ impl VecIterator {
     /// A cursor over `entries`, which are sorted here into internal order (a stable sort, so
     /// exact duplicates keep their given order). Invalid until positioned.
     pub fn new(mut entries: Vec<Entry>) -> VecIterator {
-        // (Small sources: the one shared sort instantiation is enough.)
-        cold_sort::sort_by(&mut entries, |a, b| {
-            compare_internal(&a.key, a.seq, &b.key, b.seq)
-        });
+        entries.sort_by(|a, b| compare_internal(&a.key, a.seq, &b.key, b.seq));
         let pos = entries.len();
         VecIterator { entries, pos }
     }

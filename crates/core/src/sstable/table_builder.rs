@@ -9,7 +9,6 @@ use super::format::{
     TABLE_FORMAT_VERSION, TABLE_FORMAT_VERSION_V1,
 };
 use super::{compare_internal, Properties, RangeTombstone, ValueKind};
-use crate::cold_sort;
 use crate::recordio::{Compression, Writer, WriterOptions};
 use crate::storage::FileHandle;
 use crate::{Error, Result};
@@ -363,7 +362,7 @@ impl TableBuilder {
     /// data block format; records it in the properties and moves the table to version 2.
     fn write_range_del_record(&mut self) -> Result<()> {
         let mut rts = std::mem::take(&mut self.range_tombstones);
-        cold_sort::sort_by(&mut rts, |a, b| {
+        rts.sort_by(|a, b| {
             compare_internal(&a.start, a.seq, &b.start, b.seq).then_with(|| a.end.cmp(&b.end))
         });
         let mut block = BlockBuilder::new(16, 4096);

@@ -18,7 +18,6 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::cold_sort;
 use crate::key::InternalKey;
 use crate::version::edit::VersionEdit;
 
@@ -183,12 +182,10 @@ impl Version {
         }
         for (i, files) in levels.iter_mut().enumerate() {
             if i == 0 {
-                cold_sort::sort_by(files, |a, b| {
-                    b.max_seq.cmp(&a.max_seq).then(b.number.cmp(&a.number))
-                });
+                files.sort_by(|a, b| b.max_seq.cmp(&a.max_seq).then(b.number.cmp(&a.number)));
                 continue;
             }
-            cold_sort::sort_by(files, |a, b| a.smallest.cmp_internal(&b.smallest));
+            files.sort_by(|a, b| a.smallest.cmp_internal(&b.smallest));
             for pair in files.windows(2) {
                 if let [a, b] = pair {
                     if a.largest.cmp_internal(&b.smallest) != Ordering::Less {
