@@ -322,7 +322,10 @@ function renderNode(map) {
 
 // The browser suite (bench/browser, bench/run-browser.sh): one table per value size with every
 // engine side by side, ShaleDB's ratio to each (same run only), the targets, one chart per size.
-function renderBrowser(map) {
+function renderBrowser(allRows) {
+  // ShaleDB's download sizes (bench/browser/main.mjs, case download/...) are a sentence, not a table.
+  const downloads = new Map([...allRows].filter(([, r]) => r.case.startsWith("download/")));
+  const map = new Map([...allRows].filter(([, r]) => !r.case.startsWith("download/")));
   const opOrder = ["put/single", "put/batch100", "put/batch1000", "get/random", "scan/1000", "put/sync", "open/"];
   const { rows, hosts, runs, engines, peers, sizeOf, opOf, sizes, get, ratio, casesOf, tableHead } = suiteView(
     map,
@@ -344,6 +347,18 @@ function renderBrowser(map) {
     "(worker start and wasm compile included): `ms` the median of later opens, `ms/cold` the first in a freshly",
     "loaded page, `ms/first-get` one get right after. \"vs X\" is ShaleDB relative to X in the same run, higher is",
     "better for ShaleDB.", "");
+  const download = (what, metric) => downloads.get(`download/${what}\u0000${metric}\u0000shaledb`);
+  if (download("module", "bytes") && download("worker", "bytes")) {
+    const kb = (r) => (r ? `${(r.value / 1000).toFixed(1)} kB` : "?");
+    const gz = ["module", "worker"].map((w) => download(w, "bytes/gzip")?.value);
+    const total = gz.every((v) => v !== undefined) ? ` (${kb({ value: gz[0] + gz[1] })} gzipped together)` : "";
+    out.push(
+      `ShaleDB's download as the bench page's build serves it (run ${download("module", "bytes").run}): the WebAssembly module ` +
+        `${kb(download("module", "bytes"))}, ${kb(download("module", "bytes/gzip"))} gzipped; the worker bundle ` +
+        `${kb(download("worker", "bytes"))}, ${kb(download("worker", "bytes/gzip"))} gzipped${total}.`,
+      "",
+    );
+  }
   for (const size of sizes) {
     const cases = casesOf(size);
     out.push(`### ${size} values`, "", ...tableHead);

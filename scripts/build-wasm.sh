@@ -18,7 +18,7 @@ tools="wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'); wasm-opt $("$w
 inputs=(Cargo.toml Cargo.lock rust-toolchain.toml crates/core crates/wasm scripts/build-wasm.sh)
 if [ -f "$wasm" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$tools" ] &&
   [ -z "$(find "${inputs[@]}" -newer "$stamp" -not -path '*/target/*' -print -quit)" ]; then
-  echo "packages/js/wasm is up to date ($(wc -c <"$wasm") bytes)"
+  echo "packages/js/wasm is up to date ($(wc -c <"$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped)"
   exit 0
 fi
 

@@ -7,11 +7,12 @@
 //
 //   node main.mjs [--engines=a,b] [--sizes=100B,1KiB] [FILTER...]
 import { spawnSync } from "node:child_process";
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, appendFileSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 
 import { chromium } from "playwright-core";
 import { fsType, host } from "../common/machine.mjs";
@@ -90,6 +91,24 @@ function emit(f) {
   console.log(line);
   mkdirSync(resultsDir, { recursive: true });
   appendFileSync(join(resultsDir, "browser.jsonl"), line + "\n");
+}
+
+/** Emits the size of what a page downloads for ShaleDB, as this build serves it (dist/assets):
+ *  the WebAssembly module (case `download/module`) and the worker bundle (`download/worker`),
+ *  in bytes and gzip -9 bytes (`bytes`, `bytes/gzip`). */
+function emitDownloadSizes() {
+  const assets = join(distDir, "assets");
+  const files = readdirSync(assets);
+  for (const [what, pattern] of [["module", /^shaledb_wasm_bg-.*\.wasm$/], ["worker", /^worker-.*\.js$/]]) {
+    const name = files.find((f) => pattern.test(f));
+    if (!name) {
+      console.log(`download/${what}: no asset matching ${pattern} in ${assets}`);
+      continue;
+    }
+    const bytes = readFileSync(join(assets, name));
+    emit({ case: `download/${what}`, engine: "shaledb", metric: "bytes", value: bytes.length });
+    emit({ case: `download/${what}`, engine: "shaledb", metric: "bytes/gzip", value: gzipSync(bytes, { level: 9 }).length });
+  }
 }
 
 // --- The page's server ----------------------------------------------------------------------
@@ -205,6 +224,7 @@ try {
     await page.close();
   }
   console.log(`run ${run}; ${hostName}; profile under ${profile}; page at ${server.origin}`);
+  if (engines.includes("shaledb")) emitDownloadSizes();
 
   for (const size of sizes) {
     if (!SIZES[size]) throw new Error(`unknown size ${size} (known: ${Object.keys(SIZES).join(", ")})`);

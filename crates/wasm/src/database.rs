@@ -11,7 +11,7 @@ use shaledb::db::{Budget, Options};
 use shaledb::{Batch, Db, Error, Keyspace, WriteOptions};
 use wasm_bindgen::prelude::*;
 
-use crate::errors::{invalid, js_result, JsResult};
+use crate::errors::{invalid, js_number, js_result, JsResult};
 use crate::handles::{with, Table};
 use crate::js_storage::{JsStorage, StorageHost};
 use crate::scratch;
@@ -64,10 +64,11 @@ pub fn with_db<R>(db: u32, f: impl FnOnce(&DbEntry) -> Result<R, Error>) -> Resu
     with(&DATABASES, |t| f(t.get(db)?))
 }
 
-fn size_option(name: &str, value: f64, min: f64, max: f64) -> JsResult<usize> {
-    if !(value.fract() == 0.0 && (min..=max).contains(&value)) {
+fn size_option(name: &str, value: f64, min: u64, max: u64) -> JsResult<usize> {
+    if !(value.fract() == 0.0 && (min as f64..=max as f64).contains(&value)) {
         return Err(invalid(format!(
-            "{name} must be a whole number from {min} to {max}, got {value}"
+            "{name} must be a whole number from {min} to {max}, got {}",
+            js_number(value)
         )));
     }
     Ok(value as usize)
@@ -92,8 +93,9 @@ pub fn db_open(
     options.background_thread = false;
     options.create_if_missing = create_if_missing;
     options.error_if_exists = error_if_exists;
-    options.memtable_size = size_option("memtableSize", memtable_size, 64.0 * 1024.0, 1e9)?;
-    options.block_cache_size = size_option("blockCacheSize", block_cache_size, 0.0, 4e9)? as u64;
+    options.memtable_size = size_option("memtableSize", memtable_size, 64 * 1024, 1_000_000_000)?;
+    options.block_cache_size =
+        size_option("blockCacheSize", block_cache_size, 0, 4_000_000_000)? as u64;
     options.compression = compression;
     options.bloom_bits_per_key = bloom_bits_per_key;
     let db = js_result(Db::open_storage(Arc::new(JsStorage::new(host)), options))?;

@@ -26,3 +26,13 @@ pub fn invalid(message: String) -> JsValue {
 pub fn js_result<T>(result: shaledb::Result<T>) -> JsResult<T> {
     result.map_err(|e| to_js_error(&e))
 }
+
+/// `value` as JavaScript writes it (`String(value)`). For numbers in error messages: Rust's own
+/// float formatting would add about 15 KB to the module.
+#[cfg(target_arch = "wasm32")]
+pub fn js_number(value: f64) -> String {
+    js_sys::Number::from(value)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_default()
+}

@@ -20,6 +20,8 @@ use shaledb::{Error, Result};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::errors::js_number;
+
 #[wasm_bindgen]
 extern "C" {
     /// The JavaScript object implementing `StorageHost`.
@@ -331,7 +333,7 @@ impl StorageFile for JsFile {
             return Err(Error::io(
                 "read",
                 &self.name,
-                std::io::Error::other(format!("storage host reported {n} bytes read")),
+                std::io::Error::other(format!("storage host reported {} bytes read", js_number(n))),
             ));
         }
         Ok(n as usize)
@@ -358,7 +360,7 @@ impl StorageFile for JsFile {
             return Err(Error::io(
                 "size",
                 &self.name,
-                std::io::Error::other(format!("storage host reported size {size}")),
+                std::io::Error::other(format!("storage host reported size {}", js_number(size))),
             ));
         }
         Ok(size as u64)

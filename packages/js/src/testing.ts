@@ -7,6 +7,7 @@
  */
 export {
   debugPanic,
+  recordioCompressions,
   recordioRoundTrip,
   type Compression,
   type RecordValue,

@@ -259,6 +259,25 @@ describe("bad options", () => {
     });
   }
 
+  it("a size option out of range names the range and the value as JavaScript writes it", () => {
+    // The module formats the number through JavaScript (no float formatting compiled in).
+    for (const [value, shown] of [
+      [1.5e6 + 0.5, "1500000.5"],
+      [1e21, "1e+21"],
+      [1000, "1000"],
+    ] as const) {
+      try {
+        openSync(freshPath("options-message"), { memtableSize: value });
+        expect.unreachable("openSync accepted a bad memtableSize");
+      } catch (error) {
+        expect((error as ShaleError).code).toBe("INVALID_ARGUMENT");
+        expect((error as Error).message).toContain(
+          `memtableSize must be a whole number from 65536 to 1000000000, got ${shown}`,
+        );
+      }
+    }
+  });
+
   it("open (Promise API) rejects bad options with INVALID_ARGUMENT", async () => {
     await expectRejects(open(freshPath("options-async"), bad<object>({ keyEncoding: "hex" })), "INVALID_ARGUMENT");
     await expectRejects(open(freshPath("options-async"), bad<object>({ memtableSize: "big" })), "INVALID_ARGUMENT");

@@ -299,6 +299,7 @@ impl Source {
         if h.compression == Compression::None {
             return Ok(Payload::Stored);
         }
+        h.compression.require_supported(self.name())?;
         compression::decompress(h.compression, stored, h.raw_len, out)
             .map_err(|reason| Error::corruption(self.name(), offset, reason))?;
         Ok(Payload::Decompressed)

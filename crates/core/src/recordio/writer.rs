@@ -87,7 +87,8 @@ pub struct Writer {
 
 impl Writer {
     /// Starts a new RecordIO file in `file` (which must be empty): writes the file header.
-    /// Errors: `InvalidArgument` if the file is not empty or the format asks for LZW.
+    /// Errors: `InvalidArgument` if the file is not empty or the format asks for LZW;
+    /// `UnsupportedCompression` if it asks for gzip in a build without the `gzip` feature.
     pub fn new(file: FileHandle, options: WriterOptions) -> Result<Writer> {
         let size = file.size()?;
         if size != 0 {
@@ -147,6 +148,11 @@ impl Writer {
                 "the ShaleDB format has no LZW compression".into(),
             ));
         }
+        // LZW is refused above whatever the build; gzip needs the `gzip` feature.
+        if let WriterFormat::GoV4(c) = options.format {
+            c.require_supported(file.name())?;
+        }
+        options.compression.require_supported(file.name())?;
         let cap = options.buffer_size.min(64 * 1024 * 1024);
         Ok(Writer {
             file,
@@ -183,9 +189,14 @@ impl Writer {
 
     /// Appends `record` (`None` = nil) with `compression` (Shale format; for `GoV4` it must equal
     /// the file's compression, else [`crate::Error::InvalidArgument`]); returns its offset.
+    /// Gzip in a build without the `gzip` feature is [`crate::Error::UnsupportedCompression`].
     /// In the Shale format a compressed form is stored only if it is smaller than the record.
     pub fn write_with(&mut self, record: Option<&[u8]>, compression: Compression) -> Result<u64> {
         self.check_open()?;
+        if compression != Compression::Lzw {
+            // (LZW is refused below, whatever the build: it is never written.)
+            compression.require_supported(self.file.name())?;
+        }
         let offset = self.offset();
         let mut header = [0u8; MAX_HEADER_LEN];
         let mut n = 0usize;

@@ -21,6 +21,15 @@ export type RecordioFormat = "shale" | "go-v4";
 /** A RecordIO record: bytes (possibly empty), or `null` for a nil record. */
 export type RecordValue = Uint8Array | null;
 
+/**
+ * The record compressions this WebAssembly module has, in the order `"none"`, `"snappy"`,
+ * `"gzip"`. `"none"` and `"snappy"` are always in; gzip is an optional feature of the core,
+ * left out of the package's build to keep the module small (the database never uses it).
+ */
+export function recordioCompressions(): Compression[] {
+  return callWasm(() => wasm.recordioCompressions() as Compression[]);
+}
+
 /** The version of the ShaleDB core compiled into the WebAssembly module. */
 export function version(): string {
   return callWasm(() => wasm.version());
@@ -32,7 +41,9 @@ export function version(): string {
  * order: equal to `records` unless the core has a bug. A smoke test of the whole stack.
  *
  * @throws {ShaleError} `INVALID_ARGUMENT` for `records` that is not an array, a record that is
- *   neither a `Uint8Array` nor `null`, an unknown compression or format; any error of the core.
+ *   neither a `Uint8Array` nor `null`, an unknown compression or format;
+ *   `UNSUPPORTED_COMPRESSION` for a compression the module lacks ({@link recordioCompressions});
+ *   any error of the core.
  */
 export function recordioRoundTrip(
   records: readonly RecordValue[],
