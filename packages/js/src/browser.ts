@@ -7,7 +7,7 @@
  * @module
  */
 import { option, optionsObject } from "./arguments/checks.js";
-import { checkOpenOptions } from "./arguments/open-options.js";
+import { checkBrowserOpen, requestPersistence, type BrowserOpenOptions } from "./browser/open-options.js";
 import { ShaleError, invalidArgument } from "./errors.js";
 import { loadWasm } from "./engine/load-async.js";
 import { Connection } from "./browser/page/connection.js";
@@ -25,25 +25,9 @@ export { ShaleError, type ShaleErrorCode } from "./errors.js";
 export type * from "./types.js";
 export type { BrowserDatabase } from "./browser/page/browser-database.js";
 export type { BrowserStats } from "./browser/messages.js";
-export { openInWorker, type WorkerOpenOptions } from "./browser/own-worker/open-in-worker.js";
+export type { BrowserOpenOptions } from "./browser/open-options.js";
+export { openInWorker } from "./browser/own-worker/open-in-worker.js";
 export type { WorkerDatabase } from "./browser/own-worker/worker-database.js";
-
-/** Options of `open` in browsers: those of Node, plus sharing and persistence. */
-export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
-  extends OpenOptions<KE, VE> {
-  /**
-   * Refuse to share: `open` fails with `LOCKED` if another tab (or another `open` in this one)
-   * has the database, and while this one has it, other opens fail with `LOCKED` instead of being
-   * served through it. Default `false`.
-   */
-  exclusive?: boolean;
-  /**
-   * Ask the browser for persistent storage (`navigator.storage.persist()`) when this open
-   * creates the database, so that it is not evicted under storage pressure. Default `true`;
-   * `stats()` reports whether it was granted.
-   */
-  persist?: boolean;
-}
 
 /**
  * Opens (creating it unless `createIfMissing: false`) database `name` of this origin, stored in
@@ -60,28 +44,9 @@ export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEnco
   options?: BrowserOpenOptions<KE, VE>,
 ): Promise<BrowserDatabase<KeyOf<KE>, ValueOf<VE>>> {
   checkDatabaseName(name);
-  const checked = checkOpenOptions(options);
-  const o = optionsObject(options);
-  const exclusive = option(o, "exclusive", "boolean", false);
-  const persist = option(o, "persist", "boolean", true);
-  const connection = await Connection.open({
-    type: "open",
-    name,
-    exclusive,
-    options: {
-      createIfMissing: checked.createIfMissing,
-      errorIfExists: checked.errorIfExists,
-      memtableSize: checked.memtableSize,
-      blockCacheSize: checked.blockCacheSize,
-      compression: checked.compression,
-      bloomBitsPerKey: checked.bloomBitsPerKey,
-      autoMaintenance: checked.autoMaintenance,
-    },
-  });
-  if (connection.created && persist && typeof navigator.storage?.persist === "function") {
-    // Not awaited: some browsers ask the user, who may take their time or never answer.
-    navigator.storage.persist().catch(() => undefined);
-  }
+  const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
+  const connection = await Connection.open({ type: "open", name, exclusive, options: engine });
+  requestPersistence(connection.created, persist);
   return new BrowserDatabaseImpl(connection, checked.keys, checked.values) as unknown as BrowserDatabase<
     KeyOf<KE>,
     ValueOf<VE>

@@ -6,13 +6,12 @@
  *
  * @module
  */
-import { option, optionsObject } from "../../arguments/checks.js";
-import { checkOpenOptions } from "../../arguments/open-options.js";
 import { ShaleError } from "../../errors.js";
 import { loadWasm } from "../../engine/load-async.js";
-import type { KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "../../engine/types.js";
+import type { KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "../../engine/types.js";
 import { acquireLock } from "../locks.js";
 import { lockNames, type OpenRequest } from "../messages.js";
+import { checkBrowserOpen, requestPersistence, type BrowserOpenOptions } from "../open-options.js";
 import { checkDatabaseName } from "../opfs/directories.js";
 import { requireStorageApis } from "../support.js";
 import { Owner } from "../worker/owner.js";
@@ -20,15 +19,6 @@ import { SYNC_SLOTS } from "../worker/slot-reserve.js";
 import { WorkerDatabaseImpl, type WorkerDatabase } from "./worker-database.js";
 
 const WASM_URL = new URL("../../../wasm/shaledb_wasm_bg.wasm", import.meta.url);
-
-/** Options of `openInWorker`: those of `open` in a page. */
-export interface WorkerOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
-  extends OpenOptions<KE, VE> {
-  /** Serve no other tab or page: their `open` fails with `LOCKED` while this worker has it. */
-  exclusive?: boolean;
-  /** Ask for persistent storage when this open creates the database (default `true`). */
-  persist?: boolean;
-}
 
 /**
  * Opens (creating it unless `createIfMissing: false`) database `name` of this origin with the
@@ -48,13 +38,10 @@ export interface WorkerOpenOptions<KE extends KeyEncoding = "utf8", VE extends V
  */
 export async function openInWorker<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   name: string,
-  options?: WorkerOpenOptions<KE, VE>,
+  options?: BrowserOpenOptions<KE, VE>,
 ): Promise<WorkerDatabase<KeyOf<KE>, ValueOf<VE>>> {
   checkDatabaseName(name);
-  const checked = checkOpenOptions(options);
-  const o = optionsObject(options);
-  const exclusive = option(o, "exclusive", "boolean", false);
-  const persist = option(o, "persist", "boolean", true);
+  const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
   requireDedicatedWorker();
   requireStorageApis();
   const release = await acquireLock(lockNames.database(name), { ifAvailable: true });
@@ -70,26 +57,10 @@ export async function openInWorker<KE extends KeyEncoding = "utf8", VE extends V
       cause: error,
     });
   });
-  const request: OpenRequest = {
-    type: "open",
-    name,
-    client: crypto.randomUUID(),
-    exclusive,
-    options: {
-      createIfMissing: checked.createIfMissing,
-      errorIfExists: checked.errorIfExists,
-      memtableSize: checked.memtableSize,
-      blockCacheSize: checked.blockCacheSize,
-      compression: checked.compression,
-      bloomBitsPerKey: checked.bloomBitsPerKey,
-      autoMaintenance: checked.autoMaintenance,
-    },
-  };
+  const request: OpenRequest = { type: "open", name, client: crypto.randomUUID(), exclusive, options: engine };
   // Owner.open lets go of the lock if it fails.
   const { owner, created } = await Owner.open(request, release, false, wasmReady, SYNC_SLOTS);
-  if (created && persist && typeof navigator.storage.persist === "function") {
-    navigator.storage.persist().catch(() => undefined); // not awaited: a browser may ask the user
-  }
+  requestPersistence(created, persist);
   const db = new WorkerDatabaseImpl(owner, checked.keys, checked.values);
   // A first burst of writes finds its files ready. Failing to grow (quota) is for writes to report.
   await db.ready().catch(() => undefined);

@@ -1,0 +1,66 @@
+/**
+ * The options of a browser open — `open` in a page and `openInWorker` — checked once: those of
+ * Node, plus sharing and persistence; and the persistence request after a creation.
+ *
+ * @module
+ */
+import { option, optionsObject } from "../arguments/checks.js";
+import { checkOpenOptions, type CheckedOpenOptions } from "../arguments/open-options.js";
+import type { KeyEncoding, OpenOptions, ValueEncoding } from "../engine/types.js";
+import type { OpenRequest } from "./messages.js";
+
+/** Options of `open` and `openInWorker` in browsers: those of Node, plus sharing and persistence. */
+export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
+  extends OpenOptions<KE, VE> {
+  /**
+   * Refuse to share: the open fails with `LOCKED` if another tab or worker has the database,
+   * and while this one has it, other opens fail with `LOCKED` instead of being served through
+   * it. Default `false`.
+   */
+  exclusive?: boolean;
+  /**
+   * Ask the browser for persistent storage (`navigator.storage.persist()`) when this open
+   * creates the database, so that it is not evicted under storage pressure. Default `true`;
+   * `stats()` reports whether it was granted.
+   */
+  persist?: boolean;
+}
+
+/** Browser open options, checked and with their defaults. */
+export interface CheckedBrowserOpen {
+  checked: CheckedOpenOptions;
+  exclusive: boolean;
+  persist: boolean;
+  /** The options the engine's owner opens with (encodings stay with the caller). */
+  engine: OpenRequest["options"];
+}
+
+/** Checks `options` (`INVALID_ARGUMENT` for anything wrong) and fills in defaults. */
+export function checkBrowserOpen(options: unknown): CheckedBrowserOpen {
+  const checked = checkOpenOptions(options as OpenOptions<KeyEncoding, ValueEncoding> | undefined);
+  const o = optionsObject(options);
+  return {
+    checked,
+    exclusive: option(o, "exclusive", "boolean", false),
+    persist: option(o, "persist", "boolean", true),
+    engine: {
+      createIfMissing: checked.createIfMissing,
+      errorIfExists: checked.errorIfExists,
+      memtableSize: checked.memtableSize,
+      blockCacheSize: checked.blockCacheSize,
+      compression: checked.compression,
+      bloomBitsPerKey: checked.bloomBitsPerKey,
+      autoMaintenance: checked.autoMaintenance,
+    },
+  };
+}
+
+/**
+ * After an open that created a database, with `persist`: asks for persistent storage, not
+ * awaited (some browsers ask the user, who may take their time or never answer).
+ */
+export function requestPersistence(created: boolean, persist: boolean): void {
+  if (created && persist && typeof navigator.storage?.persist === "function") {
+    navigator.storage.persist().catch(() => undefined);
+  }
+}
