@@ -9,7 +9,7 @@ import { invalidArgument } from "../../errors.js";
 import type { Codec } from "../../encoding/codec.js";
 import { SyncDatabaseImpl, type Environment } from "../../engine/sync-database.js";
 import type { SyncDatabase } from "../../engine/types.js";
-import { CLOSED_HOOKS, type Owner } from "../worker/owner.js";
+import type { Owner } from "../worker/owner.js";
 
 /**
  * A database opened by `openInWorker`: every method of Node's synchronous API, except
@@ -71,10 +71,7 @@ export class WorkerDatabaseImpl extends SyncDatabaseImpl {
    * work (maintenance, other tabs' requests) is done. Writes fail with `CLOSED` from the call on.
    */
   override close(): Promise<void> {
-    if (this.#closing === undefined) {
-      this.db.hooks = CLOSED_HOOKS;
-      this.#closing = this.#owner.close();
-    }
+    this.#closing ??= this.#owner.close();
     return this.#closing;
   }
 

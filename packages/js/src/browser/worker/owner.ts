@@ -33,7 +33,7 @@ import {
 import { TabRegistry } from "./tab-registry.js";
 
 /** The write hooks of a database served directly once it closes: its writes fail `CLOSED`. */
-export const CLOSED_HOOKS: WriteHooks = {
+const CLOSED_HOOKS: WriteHooks = {
   before: () => {
     throw closedError("the database");
   },
@@ -210,8 +210,14 @@ export class Owner {
     });
   }
 
-  /** Closes the database (after every request queued before) and lets go of its lock. */
+  /**
+   * Closes the database (after every request queued before) and lets go of its lock. Served
+   * directly, its writes fail `CLOSED` from this call on, before the close itself runs.
+   */
   close(): Promise<void> {
+    if (this.#db.db.hooks !== undefined) {
+      this.#db.db.hooks = CLOSED_HOOKS;
+    }
     return new Promise((resolve, reject) => {
       this.#server.run(async () => {
         try {
@@ -263,9 +269,6 @@ export class Owner {
       return;
     }
     this.#closed = true;
-    if (this.#db.db.hooks !== undefined) {
-      this.#db.db.hooks = CLOSED_HOOKS;
-    }
     this.#unsubscribePanic();
     this.#server.stop();
     this.#tabs.close();

@@ -93,11 +93,10 @@ export class SlotReserve {
    * topping the pool up in the background when it is getting low.
    */
   checkSyncWrite(): void {
+    void this.growLater();
     if (this.#pool.freeSlots >= SLOTS_LOW) {
-      void this.growLater();
       return;
     }
-    void this.growLater();
     throw new ShaleError(
       "BUSY",
       "shaledb: no OPFS file is ready for what this write may create (the pool grows only while " +
