@@ -79,15 +79,24 @@ impl Queue {
     /// Destructive: an item taken and then lost by a crash of the taker is gone (use
     /// [`Queue::reserve`] for at-least-once delivery).
     pub fn take(&self, wait: Option<Duration>) -> Result<Option<QueueItem>> {
+        Ok(self.take_many(1, wait)?.pop())
+    }
+
+    /// Takes up to `max` items in one write, waiting up to `wait` for the first.
+    pub fn take_many(&self, max: usize, wait: Option<Duration>) -> Result<Vec<QueueItem>> {
         let group = self.group.clone();
         self.waiting(wait, || {
-            self.run(false, true, |tx, dead| {
-                let Some(c) = next_live(tx, dead, &group)? else {
-                    return Ok(None);
-                };
-                let deliveries = c.deliveries.saturating_add(1);
-                tx.finish(&group, c.id, c.value.len() as u64)?;
-                Ok(Some(c.into_item(deliveries, None)))
+            self.run(false, true, |tx, mut dead| {
+                let mut items = Vec::new();
+                while items.len() < max {
+                    let Some(c) = next_live(tx, dead.as_deref_mut(), &group)? else {
+                        break;
+                    };
+                    let deliveries = c.deliveries.saturating_add(1);
+                    tx.finish(&group, c.id, c.value.len() as u64)?;
+                    items.push(c.into_item(deliveries, None));
+                }
+                Ok(items)
             })
         })
     }
@@ -108,6 +117,11 @@ impl Queue {
     /// delivered again, its delivery count one higher. Reservations open at a crash or close
     /// are delivered again after reopen. Waits up to `options.wait` for an item to come.
     pub fn reserve(&self, options: ReserveOptions) -> Result<Option<QueueItem>> {
+        Ok(self.reserve_many(1, options)?.pop())
+    }
+
+    /// Reserves up to `max` items in one write, waiting up to `options.wait` for the first.
+    pub fn reserve_many(&self, max: usize, options: ReserveOptions) -> Result<Vec<QueueItem>> {
         let group = self.group.clone();
         let lease_ms = options
             .lease
@@ -118,12 +132,16 @@ impl Queue {
             ));
         }
         self.waiting(options.wait, || {
-            self.run(false, true, |tx, dead| {
-                let Some(c) = next_live(tx, dead, &group)? else {
-                    return Ok(None);
-                };
+            self.run(false, true, |tx, mut dead| {
                 let until = tx.now.saturating_add(lease_ms);
-                tx.lease(&group, c, until).map(Some)
+                let mut items = Vec::new();
+                while items.len() < max {
+                    let Some(c) = next_live(tx, dead.as_deref_mut(), &group)? else {
+                        break;
+                    };
+                    items.push(tx.lease(&group, c, until)?);
+                }
+                Ok(items)
             })
         })
     }
@@ -131,8 +149,15 @@ impl Queue {
     /// Acks a reservation: the item is done for this group (and deleted once every group is
     /// done with it). Errors: `UnknownReservation`, `LeaseExpired`.
     pub fn ack(&self, lease: Lease) -> Result<()> {
+        self.ack_many(&[lease])
+    }
+
+    /// Acks every lease of `leases` in one write: all of them, or (on an error) none.
+    pub fn ack_many(&self, leases: &[Lease]) -> Result<()> {
         let group = self.group.clone();
-        self.run(false, false, |tx, _| tx.ack(&group, lease))
+        self.run(false, false, |tx, _| {
+            leases.iter().try_for_each(|&lease| tx.ack(&group, lease))
+        })
     }
 
     /// Gives a reservation back: the item goes back at the head of this group, deliverable
@@ -193,8 +218,8 @@ impl Queue {
     fn waiting(
         &self,
         wait: Option<Duration>,
-        mut attempt: impl FnMut() -> Result<Option<QueueItem>>,
-    ) -> Result<Option<QueueItem>> {
+        mut attempt: impl FnMut() -> Result<Vec<QueueItem>>,
+    ) -> Result<Vec<QueueItem>> {
         let Some(wait) = wait.filter(|w| !w.is_zero()) else {
             return attempt();
         };
@@ -204,15 +229,16 @@ impl Queue {
         let deadline = std::time::Instant::now() + wait;
         loop {
             let generation = self.shared.lock().generation;
-            if let Some(item) = attempt()? {
-                return Ok(Some(item));
+            let items = attempt()?;
+            if !items.is_empty() {
+                return Ok(items);
             }
             let now = std::time::Instant::now();
             let Some(left) = deadline
                 .checked_duration_since(now)
                 .filter(|d| !d.is_zero())
             else {
-                return Ok(None);
+                return Ok(items);
             };
             let guard = self.shared.lock();
             if guard.deleted {
