@@ -164,7 +164,19 @@ pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result
                     if options != stored {
                         catalog.put(name.as_bytes(), &layout::encode_options(&options))?;
                     }
-                    State::load(&ks, name, options, registry.now())?
+                    let (state, returned) = State::load(&ks, name, options, registry.now())?;
+                    // The reservations that came back are written as such, so that the
+                    // state on disk is the state in memory.
+                    let mut batch = WriteBatch::new();
+                    for (group, id, entry) in returned {
+                        batch.put_prefixed(
+                            &ks.prefix,
+                            &layout::pending_key(&group, id),
+                            &entry.encode(),
+                        )?;
+                    }
+                    db.inner.write(batch, false)?;
+                    state
                 }
                 None => create(db, &catalog, &ks, name, options.unwrap_or_default())?,
             };
