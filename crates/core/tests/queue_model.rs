@@ -36,6 +36,12 @@ enum Op {
         in_batch: bool,
     },
     Take(usize),
+    TakeMany(usize, u8),
+    ReserveMany {
+        group: usize,
+        n: u8,
+        lease: u16,
+    },
     Peek(usize),
     Reserve {
         group: usize,
@@ -65,6 +71,9 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0u8..20, prop::option::weighted(0.2, 1u16..3000), any::<bool>())
             .prop_map(|(len, ttl, in_batch)| Op::Push { len, ttl, in_batch }),
         2 => (0usize..2).prop_map(Op::Take),
+        1 => (0usize..2, 0u8..6).prop_map(|(g, n)| Op::TakeMany(g, n)),
+        1 => (0usize..2, 0u8..6, 1u16..3000)
+            .prop_map(|(group, n, lease)| Op::ReserveMany { group, n, lease }),
         1 => (0usize..2).prop_map(Op::Peek),
         3 => (0usize..2, 1u16..3000).prop_map(|(group, lease)| Op::Reserve { group, lease }),
         2 => (0usize..2, any::<usize>()).prop_map(|(group, pick)| Op::Ack { group, pick }),
@@ -275,6 +284,49 @@ impl Harness {
                     (id, v, d + 1)
                 });
                 assert_eq!(got, Ok(expect), "{op:?}");
+            }
+            Op::TakeMany(g, n) => {
+                let got: Vec<_> = self.queues[g]
+                    .take_many(usize::from(n), None)
+                    .unwrap()
+                    .into_iter()
+                    .map(|i| (i.id, i.value, i.deliveries))
+                    .collect();
+                let mut expect = Vec::new();
+                while expect.len() < usize::from(n) {
+                    let Some((id, v, d)) = m.candidate(g) else {
+                        break;
+                    };
+                    m.finish(g, id);
+                    expect.push((id, v, d + 1));
+                }
+                assert_eq!(got, expect, "{op:?}");
+            }
+            Op::ReserveMany { group, n, lease } => {
+                let opts = ReserveOptions {
+                    lease: Some(Duration::from_millis(u64::from(lease))),
+                    wait: None,
+                };
+                let got = self.queues[group]
+                    .reserve_many(usize::from(n), opts)
+                    .unwrap();
+                let mut expect = Vec::new();
+                while expect.len() < usize::from(n) {
+                    let Some((id, v, d)) = m.candidate(group) else {
+                        break;
+                    };
+                    let until = m.now + u64::from(lease);
+                    m.groups[group]
+                        .pending
+                        .insert(id, (d + 1, St::Leased(until)));
+                    expect.push((id, v, d + 1));
+                }
+                let got_t: Vec<_> = got
+                    .iter()
+                    .map(|i| (i.id, i.value.clone(), i.deliveries))
+                    .collect();
+                assert_eq!(got_t, expect, "{op:?}");
+                self.leases[group].extend(got.iter().map(|i| i.lease()));
             }
             Op::Peek(g) => {
                 let got = self.queues[g]
