@@ -126,11 +126,12 @@ impl Db {
         Ok(true)
     }
 
-    /// Replaces the clock queues use for leases, delays and expiry (milliseconds since the
-    /// Unix epoch). For the WebAssembly bindings (wasm32 has no clock) and for tests.
+    /// Replaces the clock of queues (leases, delays, expiry) and topics (append times), in
+    /// milliseconds since the Unix epoch. For the WebAssembly bindings (wasm32 has no clock)
+    /// and for tests.
     #[doc(hidden)]
     pub fn set_queue_clock(&self, clock: Arc<dyn Fn() -> u64 + Send + Sync>) {
-        Registry::of(&self.inner).set_clock(clock);
+        self.inner.layer(crate::db::clock::Clock::system).set(clock);
     }
 }
 
