@@ -34,6 +34,10 @@ pub(crate) trait DeferredWrites: MaybeSendSync + std::fmt::Debug {
     /// Whether one of the writes asks for the whole batch to be synced.
     fn wants_sync(&self) -> bool;
 
+    /// Layers nest in the order of their ranks, whatever order a batch added them in, so that
+    /// two batches never take two layers' locks in opposite orders.
+    fn rank(&self) -> u8;
+
     /// Takes the layer's locks, appends its writes to `batch` and calls `commit` with it (which
     /// commits, or hands on to the next layer); keeps its in-memory changes if that succeeds,
     /// undoes them if not. Returns `(index, id)` of the writes that get ids, `index` being the
@@ -55,14 +59,16 @@ pub(crate) fn commit_layers(
     batch: WriteBatch,
     commit: &mut CommitFn<'_>,
 ) -> Result<Vec<u64>> {
-    let mut ids = nest(db, layers, batch, commit)?;
+    let mut ordered: Vec<&dyn DeferredWrites> = layers.iter().map(|l| &**l).collect();
+    ordered.sort_by_key(|l| l.rank());
+    let mut ids = nest(db, &ordered, batch, commit)?;
     ids.sort_unstable_by_key(|&(index, _)| index);
     Ok(ids.into_iter().map(|(_, id)| id).collect())
 }
 
 fn nest(
     db: &Arc<DbInner>,
-    layers: &[Box<dyn DeferredWrites>],
+    layers: &[&dyn DeferredWrites],
     batch: WriteBatch,
     commit: &mut CommitFn<'_>,
 ) -> Result<Vec<(usize, u64)>> {

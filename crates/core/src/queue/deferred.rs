@@ -40,6 +40,10 @@ impl DeferredWrites for QueueOps {
             .any(|(_, _, op)| matches!(op, Op::Push(_, o) if o.sync))
     }
 
+    fn rank(&self) -> u8 {
+        1
+    }
+
     fn commit(
         &self,
         _db: &Arc<DbInner>,
