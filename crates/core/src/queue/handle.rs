@@ -243,6 +243,7 @@ impl Queue {
             else {
                 return Ok(items);
             };
+            self.db.inner.check_open()?;
             let guard = self.shared.lock();
             if guard.deleted {
                 return Err(locked::deleted(self.name()));
@@ -256,7 +257,10 @@ impl Queue {
                 .get(&*self.group)
                 .and_then(|g| g.next_wake())
                 .map(|t| Duration::from_millis(t.saturating_sub(clock).max(1)));
-            let sleep = timed.map_or(left, |t| t.min(left));
+            // Bounded, so that a closed database is noticed.
+            let sleep = timed
+                .map_or(left, |t| t.min(left))
+                .min(Duration::from_secs(1));
             drop(
                 self.shared
                     .available
