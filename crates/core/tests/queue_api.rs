@@ -429,3 +429,30 @@ fn consumed_items_are_reclaimed_by_compaction_and_the_head_stays_a_seek() {
     );
     assert_eq!(value(q.take(None).unwrap()), Some(b"last".to_vec()));
 }
+
+#[test]
+fn open_queue_keeps_the_stored_options_and_next_wake_names_the_first_lease_end() {
+    let storage = Arc::new(MemoryStorage::new());
+    let (db, clock) = db_with_clock(&storage);
+    let options = QueueOptions {
+        max_items: Some(3),
+        default_lease: Duration::from_millis(500),
+        ..QueueOptions::default()
+    };
+    let q = db.queue("q", options.clone()).unwrap();
+    assert_eq!(db.open_queue("q").unwrap().options(), options);
+    assert_eq!(
+        db.open_queue("new").unwrap().options(),
+        QueueOptions::default()
+    );
+
+    assert_eq!(q.next_wake_ms(), None);
+    push(&q, b"a");
+    let now = clock.load(Ordering::SeqCst);
+    let item = q.reserve(ReserveOptions::default()).unwrap().unwrap();
+    assert_eq!(item.lease_until_ms, Some(now + 500));
+    assert_eq!(q.next_wake_ms(), Some(now + 500));
+    q.release(item.lease(), Some(Duration::from_millis(200)))
+        .unwrap();
+    assert_eq!(q.next_wake_ms(), Some(now + 200));
+}

@@ -51,6 +51,15 @@ impl Queue {
         self.shared.lock().options.clone()
     }
 
+    /// When (milliseconds on the queue clock) this handle's group next has an item come back by
+    /// itself (a lease running out, a release delay or a push delay ending), if any is known:
+    /// for waits done outside the core (the WebAssembly bindings, which cannot block).
+    #[doc(hidden)]
+    pub fn next_wake_ms(&self) -> Option<u64> {
+        let state = self.shared.lock();
+        state.groups.get(&*self.group).and_then(|g| g.next_wake())
+    }
+
     /// Pushes `value`; returns its id. When it returns the item has reached the OS (with
     /// `options.sync`, stable storage). Errors: `QueueFull` at a limit with the `Reject` policy,
     /// `InvalidArgument` for an oversize value.

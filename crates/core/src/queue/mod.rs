@@ -83,6 +83,12 @@ impl Db {
         open(self, name, Some(options))
     }
 
+    /// The queue `name` with its stored options (created durably with default options if
+    /// missing): for a handle that must not change how the queue is configured.
+    pub fn open_queue(&self, name: &str) -> Result<Queue> {
+        open(self, name, None)
+    }
+
     /// The names of the queues, sorted.
     pub fn queues(&self) -> Result<Vec<String>> {
         let catalog = self.reserved_keyspace(CATALOG)?;
