@@ -8,6 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use shaledb::db::{Budget, Options};
+use shaledb::queue::{Lease, PushOptions, Queue};
 use shaledb::{Batch, Db, Error, Keyspace, WriteOptions};
 use wasm_bindgen::prelude::*;
 
@@ -27,11 +28,24 @@ const INLINE_STEP_BUDGET: u64 = 1 << 20;
 pub struct DbEntry {
     pub db: Db,
     pub keyspaces: Vec<Keyspace>,
+    /// The queue handles JavaScript opened, by number (`None`: its queue was deleted).
+    pub queues: Vec<Option<Queue>>,
     /// Bytes written since the last inline maintenance step.
     debt: Cell<u64>,
 }
 
 impl DbEntry {
+    /// Queue handle number `index` of this database.
+    pub fn queue(&self, index: u32) -> Result<&Queue, Error> {
+        match self.queues.get(index as usize) {
+            Some(Some(queue)) => Ok(queue),
+            Some(None) => Err(Error::InvalidArgument(format!(
+                "queue handle {index} belongs to a deleted queue"
+            ))),
+            None => Err(Error::InvalidArgument(format!("no queue number {index}"))),
+        }
+    }
+
     pub fn keyspace(&self, index: u32) -> Result<&Keyspace, Error> {
         self.keyspaces
             .get(index as usize)
@@ -42,7 +56,7 @@ impl DbEntry {
     /// bounded maintenance step. Never fails: the write is committed, so its result is the
     /// commit's. A failed step has poisoned the database (the core does that), and the next
     /// write reports the cause.
-    fn after_write(&self, bytes: usize) {
+    pub fn after_write(&self, bytes: usize) {
         let debt = self.debt.get() + bytes as u64;
         if debt < INLINE_STEP_EVERY {
             self.debt.set(debt);
@@ -100,10 +114,13 @@ pub fn db_open(
     options.bloom_bits_per_key = bloom_bits_per_key;
     let db = js_result(Db::open_storage(Arc::new(JsStorage::new(host)), options))?;
     let default = db.default_keyspace();
+    // wasm32 has no clock of its own: leases, delays and expiry follow JavaScript's.
+    db.set_queue_clock(Arc::new(|| js_sys::Date::now() as u64));
     Ok(with(&DATABASES, |t| {
         t.insert(DbEntry {
             db,
             keyspaces: vec![default],
+            queues: Vec::new(),
             debt: Cell::new(0),
         })
     }))
@@ -190,10 +207,15 @@ pub fn db_delete_scratch(db: u32, ks: u32, key_len: u32, sync: bool) -> JsResult
 const OP_PUT: u8 = 0;
 const OP_DELETE: u8 = 1;
 const OP_DELETE_RANGE: u8 = 2;
+const OP_PUSH: u8 = 3;
+const OP_ACK: u8 = 4;
 
 /// Applies a packed batch atomically. `ops` is a sequence of operations, each
 /// `op u8, keyspace u32 LE, key length u32 LE, key, [value length u32 LE, value]` where `op` is
-/// 0 (put: key, value), 1 (delete: key) or 2 (delete range: start as key, end as value).
+/// 0 (put: key, value), 1 (delete: key), 2 (delete range: start as key, end as value),
+/// 3 (queue push: the queue handle number in place of the keyspace, the value as key, and as
+/// value 16 bytes: delay and ttl in ms, f64 LE, negative for none) or 4 (queue ack: the queue
+/// handle number, and as key 12 bytes: the item id u64 LE and the delivery u32 LE).
 #[wasm_bindgen(js_name = dbWrite)]
 pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     js_result(with_db(db, |entry| {
@@ -204,12 +226,70 @@ pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     }))
 }
 
+/// [`db_write`], returning the ids of the batch's queue pushes in the order they were packed.
+#[wasm_bindgen(js_name = dbWriteIds)]
+pub fn db_write_ids(db: u32, ops: &[u8], sync: bool) -> JsResult<Vec<f64>> {
+    js_result(with_db(db, |entry| {
+        let batch = decode_batch(entry, ops)?;
+        let ids = entry.db.write_with_ids(&batch, WriteOptions { sync })?;
+        entry.after_write(ops.len());
+        Ok(ids.into_iter().map(|id| id as f64).collect())
+    }))
+}
+
+/// A duration in ms from JavaScript: `None` if negative or not a number.
+pub fn optional_ms(ms: f64) -> Option<std::time::Duration> {
+    (ms >= 0.0).then(|| std::time::Duration::from_millis(ms as u64))
+}
+
+fn decode_push_options(bytes: &[u8]) -> Result<PushOptions, Error> {
+    let field = |at: usize| {
+        bytes
+            .get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .map(f64::from_le_bytes)
+            .ok_or_else(|| Error::InvalidArgument("truncated push options".into()))
+    };
+    Ok(PushOptions {
+        sync: false,
+        delay: optional_ms(field(0)?),
+        ttl: optional_ms(field(8)?),
+    })
+}
+
+fn decode_lease(bytes: &[u8]) -> Result<Lease, Error> {
+    let id = bytes
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .map(u64::from_le_bytes);
+    let delivery = bytes
+        .get(8..12)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes);
+    match (id, delivery) {
+        (Some(id), Some(delivery)) => Ok(Lease { id, delivery }),
+        _ => Err(Error::InvalidArgument("truncated lease".into())),
+    }
+}
+
 fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
     let mut reader = PackedReader { bytes: ops, pos: 0 };
     let mut batch = Batch::new();
     while reader.pos < ops.len() {
         let op = reader.u8()?;
-        let keyspace = entry.keyspace(reader.u32()?)?;
+        let number = reader.u32()?;
+        if op == OP_PUSH {
+            let value = reader.bytes()?;
+            let options = decode_push_options(reader.bytes()?)?;
+            batch.push(entry.queue(number)?, value, options)?;
+            continue;
+        }
+        if op == OP_ACK {
+            let lease = decode_lease(reader.bytes()?)?;
+            batch.ack(entry.queue(number)?, lease)?;
+            continue;
+        }
+        let keyspace = entry.keyspace(number)?;
         let key = reader.bytes()?;
         match op {
             OP_PUT => batch.put(keyspace, key, reader.bytes()?)?,

@@ -22,6 +22,8 @@ mod handles;
 mod iterators;
 #[cfg(target_arch = "wasm32")]
 mod js_storage;
+#[cfg(target_arch = "wasm32")]
+mod queues;
 mod recordio;
 #[cfg(target_arch = "wasm32")]
 mod scratch;

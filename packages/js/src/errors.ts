@@ -16,6 +16,12 @@
  * - `QUOTA`: out of space (disk full, or the browser's storage quota).
  * - `PANIC`: a bug inside the WebAssembly module; every handle of it is dead, open again.
  * - `NOT_INITIALIZED`: `init()` has not completed (browser).
+ * - `QUEUE_FULL`: a push met a queue's `maxItems` or `maxBytes` limit (`whenFull: "reject"`);
+ *   nothing was pushed.
+ * - `UNKNOWN_RESERVATION`: an ack, release or extend named no open reservation (never made,
+ *   already acked or released).
+ * - `LEASE_EXPIRED`: the reservation's lease ran out first; the item went back to the queue (or
+ *   to another consumer).
  * - `BUSY` (JavaScript only): the write cannot run without waiting, and the synchronous API
  *   cannot wait: in a browser worker (`openInWorker`), the OPFS files a write may create must be
  *   made first, which takes an `await`. Nothing was written; `await db.ready()` and retry.
@@ -36,6 +42,9 @@ export type ShaleErrorCode =
   | "QUOTA"
   | "PANIC"
   | "NOT_INITIALIZED"
+  | "QUEUE_FULL"
+  | "UNKNOWN_RESERVATION"
+  | "LEASE_EXPIRED"
   | "BUSY";
 
 /** Every error thrown by `shaledb`. Test `code`, not the message: codes are stable. */

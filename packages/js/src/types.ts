@@ -12,8 +12,18 @@ import type {
   KeyEncoding,
   KeyOf,
   KeyspaceRef,
+  GroupOptions,
+  Lease,
+  PushOptions,
+  QueueItem,
+  QueueOptions,
+  QueueRef,
+  QueueStats,
   ReadOptions,
+  ReleaseOptions,
+  ReserveOptions,
   Snapshot,
+  TakeOptions,
   Stats,
   ValueEncoding,
   ValueOf,
@@ -87,7 +97,14 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
     options?: EncodingOptions<KE, VE>,
   ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>>;
   batch(): Batch<K, V>;
-  batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): Promise<void>;
+  /** Applies `operations` atomically; resolves with the ids of its queue pushes, in order. */
+  batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): Promise<number[]>;
+  /** Opens durable queue `name`, creating it if missing (see {@link SyncDatabase.queue}). */
+  queue<VE extends ValueEncoding = "utf8">(name: string, options?: QueueOptions<VE>): Promise<Queue<ValueOf<VE>>>;
+  /** The names of the queues, sorted. */
+  queues(): Promise<string[]>;
+  /** Deletes queue `name` and its items; `false` if there was none. */
+  deleteQueue(name: string): Promise<boolean>;
   snapshot(): Promise<Snapshot>;
   transaction(): Promise<Transaction<K, V>>;
   transact<T>(
@@ -104,4 +121,57 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   checkpoint(destination: string): Promise<void>;
   stats(): Promise<Stats>;
   close(): Promise<void>;
+}
+
+/** A delivered item of {@link Queue.consume}, with what settles it. */
+export interface Job<V> extends QueueItem<V> {
+  /** Done with it (see {@link Queue.ack}). */
+  ack(): Promise<void>;
+  /** Puts it back (see {@link Queue.release}). */
+  release(options?: ReleaseOptions): Promise<void>;
+  /** Renews its lease (see {@link Queue.extend}); resolves with the new end. */
+  extend(leaseMs: number): Promise<number>;
+}
+
+/** Options of {@link Queue.consume}. */
+export interface ConsumeOptions {
+  /** Most jobs handed out and not yet acked or released (default 1). */
+  concurrency?: number;
+  /** Lease of each reservation (default: the queue's). */
+  leaseMs?: number;
+  /** Ends the loop (jobs reserved and not handed out yet are released). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A durable queue, the Promise API (the same in Node and browsers): the methods of
+ * {@link SyncQueue}, resolving with their results, and reads that wait (`waitMs`) without
+ * polling: they resolve as soon as a push or a release commits to the queue (from any caller of
+ * the database, in browsers from any tab), a lease or delay falls due, or `waitMs` passes
+ * (then with `undefined` / `[]`). Closing the database ends waits the same way.
+ */
+export interface Queue<V> extends QueueRef<V> {
+  push(value: V, options?: PushOptions): Promise<number>;
+  pushMany(values: readonly V[], options?: PushOptions): Promise<number[]>;
+  take(options?: TakeOptions): Promise<QueueItem<V> | undefined>;
+  takeMany(n: number, options?: TakeOptions): Promise<QueueItem<V>[]>;
+  peek(): Promise<QueueItem<V> | undefined>;
+  reserve(options?: ReserveOptions): Promise<QueueItem<V> | undefined>;
+  reserveMany(n: number, options?: ReserveOptions): Promise<QueueItem<V>[]>;
+  ack(itemOrLease: QueueItem<V> | Lease): Promise<void>;
+  ackMany(itemsOrLeases: readonly (QueueItem<V> | Lease)[]): Promise<void>;
+  release(itemOrLease: QueueItem<V> | Lease, options?: ReleaseOptions): Promise<void>;
+  extend(itemOrLease: QueueItem<V> | Lease, leaseMs: number): Promise<number>;
+  group(name: string, options?: GroupOptions): Promise<Queue<V>>;
+  groups(): Promise<string[]>;
+  removeGroup(name: string): Promise<boolean>;
+  stats(): Promise<QueueStats>;
+  clear(): Promise<void>;
+  /**
+   * A worker loop: `for await (const job of queue.consume({ concurrency }))` reserves items
+   * (waiting for them) and hands out up to `concurrency` jobs not yet acked or released. It
+   * ends when the loop breaks or `signal` aborts; jobs reserved but not handed out are then
+   * released, jobs handed out stay the caller's to ack or release.
+   */
+  consume(options?: ConsumeOptions): AsyncIterableIterator<Job<V>>;
 }

@@ -9,7 +9,11 @@ import { keyspaceCodecs } from "../arguments/keyspace-options.js";
 import type { Codec } from "../encoding/codec.js";
 import { ownBytes } from "../encoding/own-bytes.js";
 import { packOperations } from "../encoding/packed-ops.js";
-import { closedError } from "../errors.js";
+import { closedError, invalidArgument } from "../errors.js";
+import { queueArguments, queueName } from "../arguments/queue-options.js";
+import { valueCodec } from "../encoding/codec.js";
+import type { PackingQueue } from "../encoding/packed-ops.js";
+import { PromiseQueue, Waits } from "./queue.js";
 import type { Transport } from "../transport/transport.js";
 import type {
   Batch,
@@ -19,6 +23,8 @@ import type {
   KeyEncoding,
   KeyOf,
   Keyspace,
+  Queue,
+  QueueOptions,
   Snapshot,
   Stats,
   Transaction,
@@ -34,6 +40,9 @@ import { runTransaction } from "./transact.js";
 import { PromiseTransaction } from "./transaction.js";
 
 export class PromiseDatabase extends PromiseStore implements Database<unknown, unknown> {
+  /** The waiting queue reads of this database. */
+  readonly #waits = new Waits();
+
   /** `keys` and `values`: the codecs of the default keyspace. */
   constructor(transport: Transport, keys: Codec<unknown>, values: Codec<unknown>) {
     super(transport, 0, "default", keys, values);
@@ -62,11 +71,11 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   }
 
   batch(): Batch<unknown, unknown>;
-  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): Promise<void>;
+  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): Promise<number[]>;
   batch(
     operations?: readonly BatchOperation<unknown, unknown>[],
     options?: WriteOptions,
-  ): Batch<unknown, unknown> | Promise<void> {
+  ): Batch<unknown, unknown> | Promise<number[]> {
     if (operations === undefined) {
       if (this.transport.closed) {
         throw closedError("the database");
@@ -74,13 +83,49 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
       return new PromiseBatch(this);
     }
     return settle(() => {
-      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations);
+      // Queues of this batch, numbered in order of first use: the server maps them by name.
+      const queues: PromiseQueue[] = [];
+      const numbers = new Map<PromiseQueue, PackingQueue>();
+      const queueOf = (queue: unknown): PackingQueue => {
+        if (!(queue instanceof PromiseQueue) || queue.transport !== this.transport) {
+          throw invalidArgument("a batch operation's queue must be a queue opened on this database");
+        }
+        let packing = numbers.get(queue);
+        if (packing === undefined) {
+          packing = { queueNumber: queues.length, encodeValue: (v) => queue.encodeValue(v), pushed: () => undefined };
+          numbers.set(queue, packing);
+          queues.push(queue);
+        }
+        return packing;
+      };
+      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations, queueOf);
       const sync = syncOption(options);
       if (packed.count === 0) {
-        return this.transport.closed ? Promise.reject(closedError("the database")) : Promise.resolve();
+        return this.transport.closed ? Promise.reject(closedError("the database")) : Promise.resolve([]);
       }
-      return this.transport.request("write", [packed.bytes().slice(), sync]);
+      if (packed.queueOps === 0) {
+        return this.transport.request("write", [packed.bytes().slice(), sync]).then(() => []);
+      }
+      const names = queues.map((q): [string, string] => [q.name, q.groupName]);
+      return this.transport.request("queueWrite", [packed.bytes().slice(), names, sync]);
     });
+  }
+
+  queue<VE extends ValueEncoding = "utf8">(name: string, options?: QueueOptions<VE>): Promise<Queue<ValueOf<VE>>> {
+    return settle(async () => {
+      const checked = queueArguments(name, options);
+      await this.transport.request("queueOpen", [checked.name, checked.settings]);
+      const codec = valueCodec(checked.valueEncoding);
+      return new PromiseQueue(this.transport, this.#waits, checked.name, "", codec) as unknown as Queue<ValueOf<VE>>;
+    });
+  }
+
+  queues(): Promise<string[]> {
+    return this.transport.request("queues", []);
+  }
+
+  deleteQueue(name: string): Promise<boolean> {
+    return settle(() => this.transport.request("deleteQueue", [queueName(name)]));
   }
 
   snapshot(): Promise<Snapshot> {
@@ -133,6 +178,10 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   }
 
   close(): Promise<void> {
+    if (this.#waits.open.size > 0 && !this.transport.closed) {
+      // Waiting queue reads end now (with nothing), not when their waitMs runs out.
+      this.transport.request("queueCancelWait", [undefined]).catch(() => undefined);
+    }
     return this.transport.close();
   }
 

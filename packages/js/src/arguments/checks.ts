@@ -255,14 +255,22 @@ export function transactArguments<B>(body: B, options: unknown): TransactArgumen
 
 /** One checked operation of an array batch. */
 export interface BatchOperationArgument {
-  type: "put" | "delete";
+  /** Queue operations (`push`, `ack`) are checked further by `queue-options.ts`. */
+  type: "put" | "delete" | "push" | "ack";
   key: unknown;
   value: unknown;
   /** `undefined`: the database's default keyspace; else an object for `storeOf` to resolve. */
   keyspace: object | undefined;
+  /** The operation object itself. */
+  op: Readonly<Record<string, unknown>>;
+  /** Its index in the batch (for messages). */
+  index: number;
 }
 
-/** The operations of an array batch (`db.batch([...])`): an array of `put` and `delete` objects. */
+/**
+ * The operations of an array batch (`db.batch([...])`): an array of `put`, `delete`, `push`
+ * and `ack` objects.
+ */
 export function batchOperations(operations: unknown): BatchOperationArgument[] {
   if (!Array.isArray(operations)) {
     throw invalidArgument(`batch operations must be an array, got ${describe(operations)}`);
@@ -271,11 +279,17 @@ export function batchOperations(operations: unknown): BatchOperationArgument[] {
     if (typeof op !== "object" || op === null) {
       throw invalidArgument(`batch operation ${index} must be an object, got ${describe(op)}`);
     }
-    const { type, key, value, keyspace } = op as Record<string, unknown>;
-    if (type !== "put" && type !== "delete") {
-      throw invalidArgument(`batch operation ${index}: type must be "put" or "delete", got ${describe(type)}`);
+    const record = op as Record<string, unknown>;
+    const { type, key, value, keyspace } = record;
+    if (type === "push" || type === "ack") {
+      return { type, key, value, keyspace: undefined, op: record, index };
     }
-    return { type, key, value, keyspace: keyspaceArgument(keyspace) };
+    if (type !== "put" && type !== "delete") {
+      throw invalidArgument(
+        `batch operation ${index}: type must be "put", "delete", "push" or "ack", got ${describe(type)}`,
+      );
+    }
+    return { type, key, value, keyspace: keyspaceArgument(keyspace), op: record, index };
   });
 }
 

@@ -6,10 +6,34 @@
  * @module
  */
 import { batchOperations } from "../arguments/checks.js";
+import { leaseArgument, pushOptions } from "../arguments/queue-options.js";
+import { invalidArgument } from "../errors.js";
 
 export const OP_PUT = 0;
 export const OP_DELETE = 1;
 export const OP_DELETE_RANGE = 2;
+/** A queue push: the queue's number, the value, then 16 bytes of options (`pushOptionBytes`). */
+export const OP_PUSH = 3;
+/** A queue ack: the queue's number, then 12 bytes of lease (`leaseBytes`). */
+export const OP_ACK = 4;
+
+/** The options field of an `OP_PUSH`: delay and ttl in ms, f64 LE (-1: none). */
+export function pushOptionBytes(delayMs: number, ttlMs: number): Uint8Array {
+  const out = new Uint8Array(16);
+  const view = new DataView(out.buffer);
+  view.setFloat64(0, delayMs, true);
+  view.setFloat64(8, ttlMs, true);
+  return out;
+}
+
+/** The lease field of an `OP_ACK`: the id u64 LE and the delivery u32 LE. */
+export function leaseBytes(id: number, delivery: number): Uint8Array {
+  const out = new Uint8Array(12);
+  const view = new DataView(out.buffer);
+  view.setBigUint64(0, BigInt(id), true);
+  view.setUint32(8, delivery, true);
+  return out;
+}
 
 /** Keys and values up to this many bytes are copied by a loop; longer ones by `TypedArray#set`. */
 const LOOP_COPY_MAX = 64;
@@ -20,6 +44,10 @@ export class PackedOps {
   #view = new DataView(this.#bytes.buffer);
   #length = 0;
   count = 0;
+  /** Queue operations among them (`OP_PUSH`, `OP_ACK`): the batch must go through `dbWriteIds`. */
+  queueOps = 0;
+  /** The queues pushed to (told once the batch is committed: `PackingQueue.pushed`). */
+  readonly pushedTo = new Set<PackingQueue>();
 
   #reserve(extra: number): void {
     const need = this.#length + extra;
@@ -58,6 +86,9 @@ export class PackedOps {
       this.#bytesField(value);
     }
     this.count += 1;
+    if (op === OP_PUSH || op === OP_ACK) {
+      this.queueOps += 1;
+    }
   }
 
   /** The packed operations (a view, valid until the next `add` or `clear`). */
@@ -68,6 +99,8 @@ export class PackedOps {
   clear(): void {
     this.#length = 0;
     this.count = 0;
+    this.queueOps = 0;
+    this.pushedTo.clear();
   }
 }
 
@@ -78,17 +111,42 @@ export interface PackingStore {
   encodeValue(value: unknown): Uint8Array;
 }
 
+/** What packing needs of a queue: its number in the packed batch and its value codec. */
+export interface PackingQueue {
+  readonly queueNumber: number;
+  encodeValue(value: unknown): Uint8Array;
+  /** After a batch that pushed to it was committed. */
+  pushed(): void;
+}
+
 /**
  * Packs an array batch (`db.batch([...])`). `storeOf` resolves an operation's `keyspace`
- * (`undefined`: the default keyspace) and rejects one of another database; anything wrong is
- * `INVALID_ARGUMENT`, before anything is written.
+ * (`undefined`: the default keyspace) and rejects one of another database; `queueOf` resolves
+ * the `queue` of a push or ack the same way. Anything wrong is `INVALID_ARGUMENT`, before
+ * anything is written.
  */
 export function packOperations(
   storeOf: (keyspace: object | undefined) => PackingStore,
   operations: unknown,
+  queueOf?: (queue: unknown) => PackingQueue,
 ): PackedOps {
   const ops = new PackedOps();
   for (const op of batchOperations(operations)) {
+    if (op.type === "push" || op.type === "ack") {
+      if (queueOf === undefined) {
+        throw invalidArgument(`batch operation ${op.index}: queue operations are not supported here`);
+      }
+      const queue = queueOf(op.op["queue"]);
+      if (op.type === "push") {
+        const { delayMs, ttlMs } = pushOptions({ delayMs: op.op["delayMs"], ttlMs: op.op["ttlMs"] });
+        ops.add(OP_PUSH, queue.queueNumber, queue.encodeValue(op.value), pushOptionBytes(delayMs, ttlMs));
+        ops.pushedTo.add(queue);
+      } else {
+        const lease = leaseArgument(op.op["lease"], `batch operation ${op.index}'s lease`);
+        ops.add(OP_ACK, queue.queueNumber, leaseBytes(lease.id, lease.delivery));
+      }
+      continue;
+    }
     const store = storeOf(op.keyspace);
     if (op.type === "put") {
       ops.add(OP_PUT, store.keyspaceId, store.encodeKey(op.key), store.encodeValue(op.value));

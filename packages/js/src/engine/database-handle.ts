@@ -15,6 +15,7 @@ import {
 } from "./instance.js";
 import { forgetMemory, memorySize } from "./scratch.js";
 import { closedError } from "../errors.js";
+import { QueueSignals } from "./queue-signals.js";
 import { MaintenanceScheduler } from "./maintenance.js";
 import type { StorageHost } from "./storage-host.js";
 
@@ -67,6 +68,8 @@ export class DatabaseHandle {
   readonly #unsubscribePanic: () => void;
   /** See {@link WriteHooks}; none by default. */
   hooks: WriteHooks | undefined;
+  /** Pushes and releases to this database's queues, for waiting reads. */
+  readonly queueSignals = new QueueSignals();
 
   constructor(
     readonly id: number,

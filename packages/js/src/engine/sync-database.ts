@@ -17,17 +17,21 @@ import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
 import { StoreImpl, storeOf } from "./store.js";
 import { SyncTransactionImpl } from "./transaction.js";
+import { syncQueue, syncQueueOf } from "./queue.js";
+import { queueName } from "../arguments/queue-options.js";
 import type {
   BatchOperation,
   EncodingOptions,
   KeyEncoding,
   KeyOf,
   OpenOptions,
+  QueueOptions,
   Snapshot,
   Stats,
   SyncBatch,
   SyncDatabase,
   SyncKeyspace,
+  SyncQueue,
   SyncTransaction,
   ValueEncoding,
   ValueOf,
@@ -128,17 +132,38 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   }
 
   batch(): SyncBatch<unknown, unknown>;
-  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): void;
+  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): number[];
   batch(
     operations?: readonly BatchOperation<unknown, unknown>[],
     options?: WriteOptions,
-  ): SyncBatch<unknown, unknown> | undefined {
+  ): SyncBatch<unknown, unknown> | number[] {
     if (operations === undefined) {
       this.db.check();
       return new SyncBatchImpl(this.db, this);
     }
-    writePacked(this.db, packOperations((keyspace) => storeOf(this, keyspace), operations), options);
-    return undefined;
+    const ops = packOperations(
+      (keyspace) => storeOf(this, keyspace),
+      operations,
+      (queue) => syncQueueOf(this.db, queue),
+    );
+    return writePacked(this.db, ops, options);
+  }
+
+  queue<VE extends ValueEncoding = "utf8">(name: string, options?: QueueOptions<VE>): SyncQueue<ValueOf<VE>> {
+    return syncQueue(this.db, name, options) as unknown as SyncQueue<ValueOf<VE>>;
+  }
+
+  queues(): string[] {
+    return this.db.call(() => wasm.dbQueues(this.db.id));
+  }
+
+  deleteQueue(name: string): boolean {
+    const checked = queueName(name);
+    const deleted = this.db.write(() => wasm.dbDeleteQueue(this.db.id, checked));
+    this.db.afterWrite();
+    // Waiting reads of it wake up, and fail.
+    this.db.queueSignals.notify(checked);
+    return deleted;
   }
 
   snapshot(): Snapshot {

@@ -5,6 +5,10 @@
  * @module
  */
 
+import type { QueueBatchOperation, QueueOptions, SyncQueue } from "./queue-types.js";
+
+export type * from "./queue-types.js";
+
 /**
  * Encodings of keys: `"utf8"` (JS strings, stored as their UTF-8 bytes; a string with a lone
  * surrogate, which UTF-8 cannot hold, is `INVALID_ARGUMENT`) or `"binary"`.
@@ -153,7 +157,8 @@ export interface Stats {
 export type BatchOperation<K, V> =
   | { type: "put"; key: K; value: V; keyspace?: undefined }
   | { type: "delete"; key: K; keyspace?: undefined }
-  | KeyspaceBatchOperation<unknown, unknown>;
+  | KeyspaceBatchOperation<unknown, unknown>
+  | QueueBatchOperation<unknown>;
 
 /** An operation of an array batch in keyspace `keyspace` (annotate it to check its types). */
 export type KeyspaceBatchOperation<K, V> =
@@ -236,8 +241,20 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>>;
   /** A chained batch. */
   batch(): SyncBatch<K, V>;
-  /** Applies `operations` atomically (each in its `keyspace`, default the database's). */
-  batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): void;
+  /**
+   * Applies `operations` atomically (each in its `keyspace`, default the database's; queue
+   * pushes and acks too); returns the ids of its queue pushes, in order (none: `[]`).
+   */
+  batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): number[];
+  /**
+   * Opens durable queue `name` (1 to 200 bytes of UTF-8, no NUL), creating it if missing: see
+   * {@link QueueOptions} for what options with settings do to a stored configuration.
+   */
+  queue<VE extends ValueEncoding = "utf8">(name: string, options?: QueueOptions<VE>): SyncQueue<ValueOf<VE>>;
+  /** The names of the queues, sorted. */
+  queues(): string[];
+  /** Deletes queue `name` and its items; `false` if there was none. Its handles stop working. */
+  deleteQueue(name: string): boolean;
   snapshot(): Snapshot;
   transaction(): SyncTransaction<K, V>;
   /**

@@ -9,14 +9,37 @@ import { syncOption } from "../arguments/checks.js";
 import type { PackedOps } from "../encoding/packed-ops.js";
 import type { WriteOptions } from "./types.js";
 
-/** Applies `ops` to `db` atomically (none: checks `options` and that `db` is open). */
-export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteOptions): void {
+/**
+ * Applies `ops` to `db` atomically (none: checks `options` and that `db` is open). Returns the
+ * ids of its queue pushes, in order (`[]` for a batch without).
+ */
+export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteOptions): number[] {
   const sync = syncOption(options);
   if (ops.count === 0) {
     db.check();
-    return;
+    return [];
   }
-  writePackedBytes(db, ops.bytes(), sync);
+  if (ops.queueOps === 0) {
+    writePackedBytes(db, ops.bytes(), sync);
+    return [];
+  }
+  return writePackedIds(db, ops.bytes(), sync, ops.pushedTo);
+}
+
+/**
+ * Applies packed operations `bytes` with queue operations to `db` atomically; tells the queues
+ * `pushedTo` once committed. Returns the ids of the pushes, in order.
+ */
+export function writePackedIds(
+  db: DatabaseHandle,
+  bytes: Uint8Array,
+  sync: boolean,
+  pushedTo: Iterable<{ pushed(): void }>,
+): number[] {
+  const ids = db.write(() => wasm.dbWriteIds(db.id, bytes, sync));
+  db.afterWrite();
+  for (const queue of pushedTo) queue.pushed();
+  return Array.from(ids);
 }
 
 /** Applies packed operations `bytes` (possibly none) to `db` atomically. */

@@ -10,7 +10,7 @@
  * @module
  */
 import { invalidArgument, type ShaleError } from "../errors.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT } from "../encoding/packed-ops.js";
+import { OP_ACK, OP_DELETE, OP_DELETE_RANGE, OP_PUSH, OP_PUT } from "../encoding/packed-ops.js";
 
 /** A client's keyspace number bound to its engine number, or why it could not be opened. */
 type Binding = { engine: number } | { failure: ShaleError };
@@ -56,8 +56,8 @@ export class ClientKeyspaces {
    * engine's: the same bytes when nothing changes, else a copy. A number that is not open, an
    * unknown operation or truncated bytes are `INVALID_ARGUMENT` (nothing is written then).
    */
-  remap(packed: Uint8Array): Uint8Array {
-    if (this.#identity) {
+  remap(packed: Uint8Array, queueNumber?: (index: number) => number): Uint8Array {
+    if (this.#identity && queueNumber === undefined) {
       return packed;
     }
     let out: Uint8Array | undefined;
@@ -68,13 +68,18 @@ export class ClientKeyspaces {
       if (at + 5 > packed.length) throw truncated();
       const op = view.getUint8(at);
       const number = view.getUint32(at + 1, true);
-      const engine = this.engine(number);
+      const queueOp = op === OP_PUSH || op === OP_ACK;
+      if (queueOp && queueNumber === undefined) {
+        throw invalidArgument("queue operations must come with their queues (a queueWrite request)");
+      }
+      const engine = queueOp && queueNumber !== undefined ? queueNumber(number) : this.engine(number);
       if (engine !== number) {
         out ??= packed.slice();
         new DataView(out.buffer).setUint32(at + 1, engine, true);
       }
       at += 5;
-      const fields = op === OP_DELETE ? 1 : op === OP_PUT || op === OP_DELETE_RANGE ? 2 : 0;
+      const fields =
+        op === OP_DELETE || op === OP_ACK ? 1 : op === OP_PUT || op === OP_DELETE_RANGE || op === OP_PUSH ? 2 : 0;
       if (fields === 0) {
         throw invalidArgument(`unknown batch op ${op}`);
       }

@@ -24,6 +24,8 @@ export class ClientResources {
   readonly iterators = new Map<number, NativeIterator>();
   readonly snapshots = new Map<number, SnapshotImpl>();
   readonly transactions = new Map<number, OpenTransaction>();
+  /** Its waiting queue reads, by the client's wait id: each one's cancel (it then resolves empty). */
+  readonly waits = new Map<number, () => void>();
 
   constructor(
     /** The client's id (a page's `Connection.client`). */
@@ -37,6 +39,8 @@ export class ClientResources {
 
   /** Releases everything the client still has open. */
   closeAll(): void {
+    for (const cancel of [...this.waits.values()]) cancel();
+    this.waits.clear();
     for (const it of this.iterators.values()) it.close();
     for (const { tx } of this.transactions.values()) tx.rollback();
     for (const snapshot of this.snapshots.values()) snapshot.close();

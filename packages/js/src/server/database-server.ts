@@ -6,7 +6,8 @@
  * Messages, maintenance turns and whatever the host adds (a browser owner's pool growth) run one
  * at a time ({@link JobQueue}), each to its end, so a request never sees another half done. In a
  * message, writes that arrived together are committed as one batch (`write-path.ts`), the rest
- * run one by one in order (`executor.ts`); the replies of a message go back together.
+ * run one by one in order (`executor.ts`); the replies of a message go back together, but for
+ * waiting queue reads, each answered on its own once it has an item (`queue-waits.ts`).
  *
  * @module
  */
@@ -17,6 +18,7 @@ import { AppliedWrites } from "./applied-writes.js";
 import type { ClientResources } from "./client-resources.js";
 import { Executor, WRITES, type ServerServices } from "./executor.js";
 import { JobQueue, type Job } from "./job-queue.js";
+import { Later } from "./queue-waits.js";
 import { MAINTENANCE_EVERY, MaintenanceScheduler } from "../engine/maintenance.js";
 import { WritePath, isRejection } from "./write-path.js";
 
@@ -24,7 +26,7 @@ import { WritePath, isRejection } from "./write-path.js";
  * What a server needs of where it runs, beyond the database: the services that depend on it
  * (checkpoints, export, stats, test hooks) and, for a browser owner, its slot pool's sizing.
  */
-export interface ServerHost extends Omit<ServerServices, "debugFailMergedWrite"> {
+export interface ServerHost extends Omit<ServerServices, "debugFailMergedWrite" | "run"> {
   /**
    * Resolves once request `op` may run (a browser owner grows its slot pool first when the
    * request may create files); `undefined`: it may run now.
@@ -90,6 +92,7 @@ export class DatabaseServer {
       debugPanic: (message) => host.debugPanic(message),
       debugLoseReplies: (client) => host.debugLoseReplies(client),
       debugFailMergedWrite: (code) => this.#writes.failNextMerged(code),
+      run: (job) => this.#queue.push(job),
     });
     this.#writes = new WritePath(this.#executor, this.applied);
     this.#maintenance = options.autoMaintenance
@@ -137,7 +140,8 @@ export class DatabaseServer {
 
   /**
    * Serves one message of `client`: binds the keyspaces it declares, carries its requests out in
-   * order, then calls `reply` with every reply (after the messages queued before it).
+   * order, then calls `reply` with every reply (after the messages queued before it); a waiting
+   * queue read is answered later, by a call of `reply` of its own.
    */
   serve(
     client: ClientResources,
@@ -207,6 +211,15 @@ export class DatabaseServer {
           this.#writes.commitTracked(client, request);
         } else {
           result = this.#executor.execute(client, op, args);
+          if (result instanceof Later) {
+            // Replied to on its own once it settles (a waiting queue read), while the server
+            // goes on: the other replies of this message do not wait for it.
+            result.promise.then(
+              (value) => reply([[id, true, value]]),
+              (error: unknown) => reply([[id, false, toWire(error)]]),
+            );
+            continue;
+          }
           if (result instanceof Promise) {
             result = await result;
           }

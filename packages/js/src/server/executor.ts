@@ -15,7 +15,9 @@ import type { SnapshotImpl } from "../engine/snapshot.js";
 import type { StoreImpl } from "../engine/store.js";
 import type { SyncDatabaseImpl } from "../engine/sync-database.js";
 import type { SyncTransactionImpl } from "../engine/transaction.js";
-import { writePackedBytes } from "../engine/write-packed.js";
+import { writePackedBytes, writePackedIds } from "../engine/write-packed.js";
+import { openQueue, READ_PEEK, type SyncQueueImpl } from "../engine/queue.js";
+import { Later, waitForItems } from "./queue-waits.js";
 import type { IteratorOptions, ReadOptions, Stats } from "../types.js";
 import type { ClientResources, OpenTransaction } from "./client-resources.js";
 import type {
@@ -34,6 +36,8 @@ export const WRITES: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write"]);
 
 /** What the server's host provides beyond the database itself (browsers: their OPFS pool). */
 export interface ServerServices {
+  /** Runs `job` on the server's queue, alone, after what is queued (waiting queue reads). */
+  run(job: () => void): void;
   checkpoint(destination: string): void | Promise<void>;
   exportArchive(): Blob;
   stats(): Stats | Promise<Stats>;
@@ -42,10 +46,10 @@ export interface ServerServices {
   debugFailMergedWrite(code: ShaleError["code"]): void;
 }
 
-type Handler<O extends Op> = (
-  client: ClientResources,
-  ...args: Args<O>
-) => Result<O> | Promise<Result<O>>;
+/** A request's outcome: its result, at once or later (`Later`: the server replies when it settles). */
+export type Outcome<O extends Op> = Result<O> | Promise<Result<O>> | Later<Result<O>>;
+
+type Handler<O extends Op> = (client: ClientResources, ...args: Args<O>) => Outcome<O>;
 
 export class Executor {
   readonly #db: SyncDatabaseImpl;
@@ -53,6 +57,8 @@ export class Executor {
   /** Engine keyspaces by engine number (0: the default one) and by name. */
   readonly #stores = new Map<number, StoreImpl>();
   readonly #byName = new Map<string, number>();
+  /** Engine queue handles by `name NUL group`, opened on first use (with their stored options). */
+  readonly #queues = new Map<string, SyncQueueImpl>();
   #nextHandle = 1;
 
   constructor(db: SyncDatabaseImpl, services: ServerServices) {
@@ -145,8 +151,33 @@ export class Executor {
     return [merged, sync];
   }
 
+  /** The engine handle of queue `name`, consumer group `group` (opened if this server has not yet). */
+  #queue(name: string, group: string): SyncQueueImpl {
+    const key = `${name}\u0000${group}`;
+    let queue = this.#queues.get(key);
+    if (queue === undefined) {
+      if (typeof name !== "string" || typeof group !== "string") {
+        throw invalidArgument("a queue request needs a queue name and a group name");
+      }
+      queue =
+        group === ""
+          ? openQueue(this.#db.db, name, undefined, bytes)
+          : this.#queue(name, "").groupHandle(group, false);
+      this.#queues.set(key, queue);
+    }
+    return queue;
+  }
+
+  /** Forgets the handles of queue `name` (of group `group`, or all). */
+  #forgetQueue(name: string, group?: string): void {
+    for (const key of [...this.#queues.keys()]) {
+      const [n, g] = key.split("\u0000");
+      if (n === name && (group === undefined || g === group)) this.#queues.delete(key);
+    }
+  }
+
   /** Carries out request `op` for `client`; throws (or rejects) with the request's error. */
-  execute<O extends Op>(client: ClientResources, op: O, args: Args<O>): Result<O> | Promise<Result<O>> {
+  execute<O extends Op>(client: ClientResources, op: O, args: Args<O>): Outcome<O> {
     const handler = this.#handlers[op] as Handler<O> | undefined;
     if (handler === undefined) {
       throw invalidArgument(`unknown request ${String(op)}`);
@@ -288,6 +319,68 @@ export class Executor {
     txRollback: (client, tx) => {
       client.transactions.get(tx)?.tx.rollback();
       client.transactions.delete(tx);
+    },
+    queueOpen: (_client, name, settings) => {
+      this.#forgetQueue(name);
+      this.#queues.set(`${name}\u0000`, openQueue(this.#db.db, name, settings, bytes));
+    },
+    queuePush: (_client, name, values, sync, delayMs, ttlMs) =>
+      this.#queue(name, "").pushEncoded(values, { sync, delayMs, ttlMs }),
+    queueRead: (client, name, group, mode, max, leaseMs, waitMs, waitId) => {
+      const queue = this.#queue(name, group);
+      const first = queue.readPacked(mode, max, leaseMs);
+      if (first.length > 0 || waitMs <= 0 || mode === READ_PEEK) {
+        return first;
+      }
+      const target = {
+        name,
+        attempt: () => queue.readPacked(mode, max, leaseMs),
+        empty: (items: Uint8Array) => items.length === 0,
+        nextWake: () => queue.nextWake(),
+      };
+      return waitForItems(target, new Uint8Array(0), waitMs, client, waitId, this.#db.db.queueSignals, (job) =>
+        this.#services.run(job),
+      );
+    },
+    queueCancelWait: (client, waitId) => {
+      if (waitId === undefined) {
+        for (const cancel of [...client.waits.values()]) cancel();
+      } else {
+        client.waits.get(waitId)?.();
+      }
+    },
+    queueAck: (_client, name, group, leases) => {
+      if (leases.length > 0) this.#queue(name, group).ackPairs(leases);
+    },
+    queueRelease: (_client, name, group, id, delivery, delayMs) =>
+      this.#queue(name, group).release({ id, delivery }, delayMs < 0 ? undefined : { delayMs }),
+    queueExtend: (_client, name, group, id, delivery, leaseMs) =>
+      this.#queue(name, group).extend({ id, delivery }, leaseMs),
+    queueGroup: (_client, name, group, head) => {
+      this.#queues.set(`${name}\u0000${group}`, this.#queue(name, "").groupHandle(group, head));
+    },
+    queueGroups: (_client, name) => this.#queue(name, "").groups(),
+    queueRemoveGroup: (_client, name, group) => {
+      this.#forgetQueue(name, group);
+      return this.#queue(name, "").removeGroup(group);
+    },
+    queueStats: (_client, name) => this.#queue(name, "").stats(),
+    queueClear: (_client, name) => this.#queue(name, "").clear(),
+    queues: () => this.#db.queues(),
+    deleteQueue: (_client, name) => {
+      this.#forgetQueue(name);
+      return this.#db.deleteQueue(name);
+    },
+    queueWrite: (client, ops, queues, sync) => {
+      const targets = queues.map(([name, group]) => this.#queue(name, group));
+      const remapped = client.keyspaces.remap(ops, (index) => {
+        const target = targets[index];
+        if (target === undefined) {
+          throw invalidArgument(`no queue number ${index} in this batch`);
+        }
+        return target.queueNumber;
+      });
+      return writePackedIds(this.#db.db, remapped, sync, targets);
     },
     flush: () => this.#db.flush(),
     compact: (_client, start, end) =>

@@ -9,7 +9,9 @@
  */
 import type { IterationMode } from "../encoding/entry-batch.js";
 import type { ShaleErrorCode } from "../errors.js";
-import type { Stats } from "../types.js";
+import type { WireQueueOptions } from "../arguments/queue-options.js";
+import type { ReadMode } from "../engine/queue.js";
+import type { QueueStats, Stats } from "../types.js";
 
 /** Range, direction, limit and snapshot of an iteration, keys encoded. */
 export interface WireRange {
@@ -58,6 +60,44 @@ export interface Protocol {
   txDelete: { args: [tx: number, ks: number, key: Uint8Array]; result: void };
   txCommit: { args: [tx: number, sync: boolean]; result: void };
   txRollback: { args: [tx: number]; result: void };
+  /**
+   * Queues are named by name (and consumer group: `""` the default one) in every request, so
+   * that any server (a browser tab that took the database over) serves them; a server opens a
+   * queue it has not opened yet with its stored options. `queueOpen` stores options (`settings`)
+   * or, without, only creates the queue if missing.
+   */
+  queueOpen: { args: [name: string, settings: WireQueueOptions | undefined]; result: void };
+  queuePush: {
+    args: [name: string, values: Uint8Array[], sync: boolean, delayMs: number, ttlMs: number];
+    result: number[];
+  };
+  /**
+   * A take, reservation or peek of up to `max` items (`../encoding/queue-items.ts`), waiting up
+   * to `waitMs` for the first (`../server/queue-waits.ts`); `waitId` names the wait for
+   * `queueCancelWait`.
+   */
+  queueRead: {
+    args: [name: string, group: string, mode: ReadMode, max: number, leaseMs: number, waitMs: number, waitId: number];
+    result: Uint8Array;
+  };
+  /** Ends wait `waitId` of this client (it resolves with nothing); none: every wait of this client. */
+  queueCancelWait: { args: [waitId: number | undefined]; result: void };
+  /** Acks leases (id, delivery pairs). */
+  queueAck: { args: [name: string, group: string, leases: Float64Array]; result: void };
+  queueRelease: { args: [name: string, group: string, id: number, delivery: number, delayMs: number]; result: void };
+  queueExtend: { args: [name: string, group: string, id: number, delivery: number, leaseMs: number]; result: number };
+  queueGroup: { args: [name: string, group: string, head: boolean]; result: void };
+  queueGroups: { args: [name: string]; result: string[] };
+  queueRemoveGroup: { args: [name: string, group: string]; result: boolean };
+  queueStats: { args: [name: string]; result: QueueStats };
+  queueClear: { args: [name: string]; result: void };
+  queues: { args: []; result: string[] };
+  deleteQueue: { args: [name: string]; result: boolean };
+  /**
+   * Packed batch operations with queue pushes and acks, applied atomically; their queue numbers
+   * index `queues` (name, group). Resolves with the pushes' ids.
+   */
+  queueWrite: { args: [ops: Uint8Array, queues: [name: string, group: string][], sync: boolean]; result: number[] };
   flush: { args: []; result: void };
   compact: { args: [start: Uint8Array | undefined, end: Uint8Array | undefined]; result: void };
   maintain: { args: [budget: number]; result: boolean };

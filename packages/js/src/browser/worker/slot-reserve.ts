@@ -49,6 +49,17 @@ const CREATES_FILES: ReadonlySet<Op> = new Set<Op>([
   "compact",
   "maintain",
   "keyspace",
+  "queueOpen",
+  "queuePush",
+  "queueRead",
+  "queueAck",
+  "queueRelease",
+  "queueExtend",
+  "queueGroup",
+  "queueRemoveGroup",
+  "queueClear",
+  "deleteQueue",
+  "queueWrite",
 ]);
 /** A maintenance budget above this may rewrite the whole tree: reserve a slot per file first. */
 const LARGE_BUDGET = 64 << 20;
