@@ -13,9 +13,12 @@ import {
   type Database,
   type Keyspace,
   type KeyspaceRef,
+  type Lease,
+  type Queue,
   type Snapshot,
   type SyncDatabase,
   type SyncKeyspace,
+  type SyncQueue,
 } from "shaledb";
 import { recordioRoundTrip } from "shaledb/testing";
 
@@ -977,7 +980,19 @@ describe("arguments that escaped as TypeError or were accepted silently", () => 
 // without a case fails the "covers every method" tests.
 
 /** Methods of the implementation that are not part of the public API. */
-const INTERNAL_METHODS = new Set(["encodeKey", "encodeValue", "countAll"]);
+const INTERNAL_METHODS = new Set([
+  "encodeKey",
+  "encodeValue",
+  "countAll",
+  // Queues: what the server and batches use (not in the public types).
+  "pushed",
+  "pushEncoded",
+  "readPacked",
+  "readItems",
+  "ackPairs",
+  "nextWake",
+  "groupHandle",
+]);
 
 /** The public method names of `object` (own and inherited, up to Object), sorted. */
 function methodNames(object: object): string[] {
@@ -998,6 +1013,7 @@ const INVALID = "INVALID_ARGUMENT";
 interface SyncWorld {
   db: SyncDatabase<string, string>;
   ks: SyncKeyspace<string, string>;
+  q: SyncQueue<string>;
 }
 
 function syncWorld(): SyncWorld {
@@ -1005,7 +1021,7 @@ function syncWorld(): SyncWorld {
   const ks = db.keyspace("ks");
   db.put("k1", "v1");
   ks.put("k1", "w1");
-  return { db, ks };
+  return { db, ks, q: db.queue("q") };
 }
 
 type Cases<W> = Record<string, (world: W) => unknown>;
@@ -1029,8 +1045,46 @@ function syncStoreCases(pick: (w: SyncWorld) => SyncKeyspace<string, string> | S
   };
 }
 
+/** The queue methods of the synchronous API (`queue-bad-input.test.ts` has many more cases). */
+const syncQueueCases: Cases<SyncWorld> = {
+  push: (w) => expectCode(() => w.q.push(bad<string>(null)), INVALID),
+  pushMany: (w) => expectCode(() => w.q.pushMany(bad<string[]>("abc")), INVALID),
+  take: (w) => expectCode(() => w.q.take({ waitMs: 5 }), INVALID),
+  takeMany: (w) => expectCode(() => w.q.takeMany(0), INVALID),
+  peek: (w) => {
+    w.db.close();
+    expectCode(() => w.q.peek(), "CLOSED");
+  },
+  reserve: (w) => expectCode(() => w.q.reserve({ leaseMs: 0 }), INVALID),
+  reserveMany: (w) => expectCode(() => w.q.reserveMany(bad<number>("1")), INVALID),
+  ack: (w) => expectCode(() => w.q.ack(bad<Lease>(null)), INVALID),
+  ackMany: (w) => expectCode(() => w.q.ackMany(bad<Lease[]>({ id: 1, delivery: 1 })), INVALID),
+  release: (w) => expectCode(() => w.q.release({ id: 1, delivery: 1 }, { delayMs: -1 }), INVALID),
+  extend: (w) => expectCode(() => w.q.extend({ id: 1, delivery: 1 }, 0), INVALID),
+  group: (w) => expectCode(() => w.q.group(""), INVALID),
+  groups: (w) => {
+    w.db.close();
+    expectCode(() => w.q.groups(), "CLOSED");
+  },
+  removeGroup: (w) => expectCode(() => w.q.removeGroup(bad<string>(undefined)), INVALID),
+  stats: (w) => {
+    w.db.close();
+    expectCode(() => w.q.stats(), "CLOSED");
+  },
+  clear: (w) => {
+    w.db.close();
+    expectCode(() => w.q.clear(), "CLOSED");
+  },
+};
+
 const syncDatabaseCases: Cases<SyncWorld> = {
   ...syncStoreCases((w) => w.db),
+  queue: (w) => expectCode(() => w.db.queue("q", { maxItems: -1 }), INVALID),
+  queues: (w) => {
+    w.db.close();
+    expectCode(() => w.db.queues(), "CLOSED");
+  },
+  deleteQueue: (w) => expectCode(() => w.db.deleteQueue(bad<string>(null)), INVALID),
   keyspace: (w) => expectCode(() => w.db.keyspace(bad<string>(null)), INVALID),
   batch: (w) => expectCode(() => w.db.batch(bad<[]>({ type: "put" })), INVALID),
   snapshot: (w) => {
@@ -1119,13 +1173,14 @@ const syncIteratorCases: Cases<SyncWorld> = {
 interface AsyncWorld {
   db: Database<string, string>;
   ks: Keyspace<string, string>;
+  q: Queue<string>;
 }
 
 async function asyncWorld(): Promise<AsyncWorld> {
   const db = await open(freshPath("methods-async"));
   const ks = await db.keyspace("ks");
   await db.put("k1", "v1");
-  return { db, ks };
+  return { db, ks, q: await db.queue("q") };
 }
 
 function asyncStoreCases(pick: (w: AsyncWorld) => Keyspace<string, string> | Database<string, string>): Cases<AsyncWorld> {
@@ -1163,8 +1218,47 @@ function asyncStoreCases(pick: (w: AsyncWorld) => Keyspace<string, string> | Dat
   };
 }
 
+/** The queue methods of the Promise API (`queue-bad-input.test.ts` has many more cases). */
+const asyncQueueCases: Cases<AsyncWorld> = {
+  push: (w) => expectRejects(w.q.push(bad<string>(null)), INVALID),
+  pushMany: (w) => expectRejects(w.q.pushMany(bad<string[]>("abc")), INVALID),
+  take: (w) => expectRejects(w.q.take({ waitMs: -5 }), INVALID),
+  takeMany: (w) => expectRejects(w.q.takeMany(0), INVALID),
+  peek: async (w) => {
+    await w.db.close();
+    await expectRejects(w.q.peek(), "CLOSED");
+  },
+  reserve: (w) => expectRejects(w.q.reserve({ leaseMs: 0 }), INVALID),
+  reserveMany: (w) => expectRejects(w.q.reserveMany(bad<number>("1")), INVALID),
+  ack: (w) => expectRejects(w.q.ack(bad<Lease>(null)), INVALID),
+  ackMany: (w) => expectRejects(w.q.ackMany(bad<Lease[]>({ id: 1, delivery: 1 })), INVALID),
+  release: (w) => expectRejects(w.q.release({ id: 1, delivery: 1 }, { delayMs: -1 }), INVALID),
+  extend: (w) => expectRejects(w.q.extend({ id: 1, delivery: 1 }, 0), INVALID),
+  group: (w) => expectRejects(w.q.group(""), INVALID),
+  groups: async (w) => {
+    await w.db.close();
+    await expectRejects(w.q.groups(), "CLOSED");
+  },
+  removeGroup: (w) => expectRejects(w.q.removeGroup(bad<string>(undefined)), INVALID),
+  stats: async (w) => {
+    await w.db.close();
+    await expectRejects(w.q.stats(), "CLOSED");
+  },
+  clear: async (w) => {
+    await w.db.close();
+    await expectRejects(w.q.clear(), "CLOSED");
+  },
+  consume: (w) => expectCode(() => w.q.consume({ concurrency: 0 }), INVALID),
+};
+
 const asyncDatabaseCases: Cases<AsyncWorld> = {
   ...asyncStoreCases((w) => w.db),
+  queue: (w) => expectRejects(w.db.queue("q", { whenFull: bad<"reject">("block") }), INVALID),
+  queues: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.queues(), "CLOSED");
+  },
+  deleteQueue: (w) => expectRejects(w.db.deleteQueue(""), INVALID),
   keyspace: async (w) => {
     await expectRejects(w.db.keyspace("x", bad<object>({ valueEncoding: null })), INVALID);
   },
@@ -1284,6 +1378,7 @@ function syncObjects(w: SyncWorld): Record<string, [object, Cases<SyncWorld>]> {
     SyncTransaction: [w.db.transaction(), syncTransactionCases],
     Snapshot: [w.db.snapshot(), snapshotCases],
     SyncEntryIterator: [w.db.iterator(), syncIteratorCases],
+    SyncQueue: [w.q, syncQueueCases],
   };
 }
 
@@ -1294,6 +1389,7 @@ async function asyncObjects(w: AsyncWorld): Promise<Record<string, [object, Case
     Batch: [w.db.batch(), asyncBatchCases],
     Transaction: [await w.db.transaction(), asyncTransactionCases],
     AsyncEntryIterator: [w.db.iterator(), asyncIteratorCases],
+    Queue: [w.q, asyncQueueCases],
   };
 }
 
@@ -1313,6 +1409,7 @@ describe("every public method has a bad-input case (synchronous API)", () => {
     ["SyncTransaction", syncTransactionCases],
     ["Snapshot", snapshotCases],
     ["SyncEntryIterator", syncIteratorCases],
+    ["SyncQueue", syncQueueCases],
   ];
   for (const [type, cases] of tables) {
     for (const [method, check] of Object.entries(cases)) {
@@ -1348,6 +1445,7 @@ describe("every public method has a bad-input case (Promise API)", () => {
     ["Batch", asyncBatchCases],
     ["Transaction", asyncTransactionCases],
     ["AsyncEntryIterator", asyncIteratorCases],
+    ["Queue", asyncQueueCases],
   ];
   for (const [type, cases] of tables) {
     for (const [method, check] of Object.entries(cases)) {

@@ -67,7 +67,7 @@ class Consumer implements AsyncIterableIterator<Job<unknown>> {
       this.#waitId = waitId;
       let items: QueueItem<unknown>[];
       try {
-        items = await this.#queue.read(READ_RESERVE, this.#concurrency - this.#out, this.#leaseMs, WAIT_MS, waitId);
+        items = await this.#queue.readItems(READ_RESERVE, this.#concurrency - this.#out, this.#leaseMs, WAIT_MS, waitId);
       } catch (error) {
         if (error instanceof ShaleError && error.code === "CLOSED") {
           this.#ended = true;

@@ -86,7 +86,7 @@ export class PromiseQueue implements Queue<unknown> {
    * A read on the server: `mode`, up to `max` items, lease `leaseMs` (0: the queue's), waiting
    * up to `waitMs`. `waitId`: a wait id of {@link Waits} to use (the caller ends it).
    */
-  read(mode: ReadMode, max: number, leaseMs: number, waitMs: number, waitId?: number): Promise<QueueItem<unknown>[]> {
+  readItems(mode: ReadMode, max: number, leaseMs: number, waitMs: number, waitId?: number): Promise<QueueItem<unknown>[]> {
     const id = waitMs > 0 ? (waitId ?? this.waits.start()) : 0;
     const request = this.transport.request("queueRead", [this.name, this.groupName, mode, max, leaseMs, waitMs, id]);
     const done = (): void => {
@@ -107,7 +107,7 @@ export class PromiseQueue implements Queue<unknown> {
   take(options?: TakeOptions): Promise<QueueItem<unknown> | undefined> {
     return settle(() => {
       const { waitMs } = readOptions(options, false, true);
-      return this.read(READ_TAKE, 1, 0, waitMs).then((items) => items[0]);
+      return this.readItems(READ_TAKE, 1, 0, waitMs).then((items) => items[0]);
     });
   }
 
@@ -115,18 +115,18 @@ export class PromiseQueue implements Queue<unknown> {
     return settle(() => {
       const max = itemCount(n);
       const { waitMs } = readOptions(options, false, true);
-      return this.read(READ_TAKE, max, 0, waitMs);
+      return this.readItems(READ_TAKE, max, 0, waitMs);
     });
   }
 
   peek(): Promise<QueueItem<unknown> | undefined> {
-    return settle(() => this.read(READ_PEEK, 1, 0, 0).then((items) => items[0]));
+    return settle(() => this.readItems(READ_PEEK, 1, 0, 0).then((items) => items[0]));
   }
 
   reserve(options?: ReserveOptions): Promise<QueueItem<unknown> | undefined> {
     return settle(() => {
       const { waitMs, leaseMs } = readOptions(options, true, true);
-      return this.read(READ_RESERVE, 1, leaseMs, waitMs).then((items) => items[0]);
+      return this.readItems(READ_RESERVE, 1, leaseMs, waitMs).then((items) => items[0]);
     });
   }
 
@@ -134,7 +134,7 @@ export class PromiseQueue implements Queue<unknown> {
     return settle(() => {
       const max = itemCount(n);
       const { waitMs, leaseMs } = readOptions(options, true, true);
-      return this.read(READ_RESERVE, max, leaseMs, waitMs);
+      return this.readItems(READ_RESERVE, max, leaseMs, waitMs);
     });
   }
 
