@@ -2,10 +2,11 @@
 
 use std::cell::RefCell;
 
+use shaledb::queue::{Lease, PushOptions};
 use shaledb::{Snapshot, Transaction, WriteOptions};
 use wasm_bindgen::prelude::*;
 
-use crate::database::with_db;
+use crate::database::{optional_ms, with_db};
 use crate::errors::{js_result, JsResult};
 use crate::handles::{with, Table};
 
@@ -59,14 +60,46 @@ pub fn tx_delete(tx: u32, db: u32, ks: u32, key: &[u8]) -> JsResult<()> {
     }))
 }
 
-/// Commits and ends transaction `tx`; `CONFLICT` if a key it read changed meanwhile.
+/// Adds a push of `value` to queue handle `q` of `db` to transaction `tx` (delay and ttl in
+/// ms, negative for none); its id comes with the commit.
+#[wasm_bindgen(js_name = txPush)]
+pub fn tx_push(tx: u32, db: u32, q: u32, value: &[u8], delay_ms: f64, ttl_ms: f64) -> JsResult<()> {
+    let options = PushOptions {
+        sync: false,
+        delay: optional_ms(delay_ms),
+        ttl: optional_ms(ttl_ms),
+    };
+    js_result(with_db(db, |entry| {
+        let queue = entry.queue(q)?;
+        with(&TRANSACTIONS, |t| {
+            t.get_mut(tx)?.push(queue, value, options)
+        })
+    }))
+}
+
+/// Adds an ack of the lease `id`, `delivery` of queue handle `q` of `db` to transaction `tx`.
+#[wasm_bindgen(js_name = txAck)]
+pub fn tx_ack(tx: u32, db: u32, q: u32, id: f64, delivery: u32) -> JsResult<()> {
+    let lease = Lease {
+        id: id as u64,
+        delivery,
+    };
+    js_result(with_db(db, |entry| {
+        let queue = entry.queue(q)?;
+        with(&TRANSACTIONS, |t| t.get_mut(tx)?.ack(queue, lease))
+    }))
+}
+
+/// Commits and ends transaction `tx`; `CONFLICT` if a key it read changed meanwhile. Returns
+/// the ids of its queue pushes, in order.
 #[wasm_bindgen(js_name = txCommit)]
-pub fn tx_commit(tx: u32, sync: bool) -> JsResult<()> {
+pub fn tx_commit(tx: u32, sync: bool) -> JsResult<Vec<f64>> {
     let tx = js_result(with(&TRANSACTIONS, |t| {
         t.remove(tx)
             .ok_or_else(|| shaledb::Error::Closed(format!("transaction {tx} has ended")))
     }))?;
-    js_result(tx.commit(WriteOptions { sync }))
+    let ids = js_result(tx.commit_with_ids(WriteOptions { sync }))?;
+    Ok(ids.into_iter().map(|id| id as f64).collect())
 }
 
 /// Ends transaction `tx` without writing (idempotent).

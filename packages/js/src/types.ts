@@ -84,7 +84,12 @@ export interface Transaction<K, V> extends AsyncDisposable {
   put<K2, V2>(key: K2, value: V2, keyspace: KeyspaceRef<K2, V2>): void;
   delete(key: K): void;
   delete<K2, V2>(key: K2, keyspace: KeyspaceRef<K2, V2>): void;
-  commit(options?: WriteOptions): Promise<void>;
+  /** Adds a push to `queue` (see {@link SyncTransaction.push}); a failure fails the commit. */
+  push<V2>(queue: QueueRef<V2>, value: V2, options?: Omit<PushOptions, "sync">): void;
+  /** Adds an ack of a reservation of `queue` (see {@link SyncTransaction.ack}). */
+  ack<V2>(queue: QueueRef<V2>, itemOrLease: QueueItem<V2> | Lease): void;
+  /** Commits atomically; resolves with the ids of its queue pushes, in order. */
+  commit(options?: WriteOptions): Promise<number[]>;
   rollback(): Promise<void>;
 }
 

@@ -992,6 +992,7 @@ const INTERNAL_METHODS = new Set([
   "ackPairs",
   "nextWake",
   "groupHandle",
+  "ackLease",
 ]);
 
 /** The public method names of `object` (own and inherited, up to Object), sorted. */
@@ -1130,6 +1131,11 @@ const syncBatchCases: Cases<SyncWorld> = {
 };
 
 const syncTransactionCases: Cases<SyncWorld> = {
+  push: (w) => {
+    expectCode(() => w.db.transaction().push(w.q, bad<string>(5)), INVALID);
+    expectCode(() => w.db.transaction().push(bad<SyncQueue<string>>("q"), "v"), INVALID);
+  },
+  ack: (w) => expectCode(() => w.db.transaction().ack(w.q, bad<Lease>({ id: -1, delivery: 1 })), INVALID),
   get: (w) => expectCode(() => w.db.transaction().get("k1", bad<KeyspaceRef<string, string>>("ks")), INVALID),
   put: (w) => expectCode(() => w.db.transaction().put("k1", bad<string>({})), INVALID),
   delete: (w) => expectCode(() => w.db.transaction().delete(bad<string>(true)), INVALID),
@@ -1323,6 +1329,15 @@ const asyncBatchCases: Cases<AsyncWorld> = {
 };
 
 const asyncTransactionCases: Cases<AsyncWorld> = {
+  push: async (w) => {
+    const tx = await w.db.transaction();
+    expectCode(() => tx.push(w.q, bad<string>(null)), INVALID);
+    expectCode(() => tx.push(w.q, "v", { delayMs: -1 }), INVALID);
+  },
+  ack: async (w) => {
+    const tx = await w.db.transaction();
+    expectCode(() => tx.ack(bad<Queue<string>>({ name: "q" }), { id: 1, delivery: 1 }), INVALID);
+  },
   get: async (w) => {
     await expectRejects((await w.db.transaction()).get(bad<string>(null)), INVALID);
   },

@@ -569,7 +569,9 @@ async function beginTransaction(api: Api, model: Model, tracker: WriteTracker, s
     },
     put: (space, k, v) => (space === 0 ? tx.put(binarySpace.key(k), binarySpace.value(v)) : tx.put(utf8Space.key(k), v, u)),
     delete: (space, k) => (space === 0 ? tx.delete(binarySpace.key(k)) : tx.delete(utf8Space.key(k), u)),
-    commit: () => tx.commit(),
+    commit: async () => {
+      await tx.commit();
+    },
     rollback: () => tx.rollback(),
   };
 }

@@ -144,6 +144,33 @@ describe.each(["own", "caller"] as const)("queues (Promise API, engine thread: %
       expect(await db.batch([{ type: "put", key: "k", value: "v" }])).toEqual([]);
     }));
 
+  it("a transaction commits pushes and acks with its writes, resolves with the push ids, and wakes waits", () =>
+    withDb(async (db) => {
+      const q = await db.queue("jobs");
+      await q.push("first");
+      const first = await q.reserve();
+      const waiting = q.take({ waitMs: 10_000 });
+      const ids = await db.transact(async (tx) => {
+        await tx.get("order:1");
+        tx.put("order:1", "paid");
+        tx.push(q, "ship 1");
+        tx.ack(q, first!);
+        return "done";
+      });
+      expect(ids).toBe("done");
+      expect((await waiting)?.value).toBe("ship 1");
+      expect(await db.get("order:1")).toBe("paid");
+      const tx = await db.transaction();
+      tx.push(q, "a");
+      tx.push(q, "b");
+      expect(await tx.commit()).toEqual([3, 4]);
+      const bad = await db.transaction();
+      bad.put("order:2", "x");
+      bad.ack(q, { id: 99, delivery: 1 });
+      await expectRejects(bad.commit(), "UNKNOWN_RESERVATION");
+      expect(await db.get("order:2")).toBeUndefined();
+    }));
+
   it("a batch push wakes a waiting read", () =>
     withDb(async (db) => {
       const q = await db.queue("jobs");

@@ -175,6 +175,31 @@ describe("queues (synchronous API)", () => {
   );
 
   it(
+    "a transaction commits pushes and acks with its writes, returns the push ids, and a conflict writes none",
+    withDb((db) => {
+      const q = db.queue("jobs");
+      q.push("first");
+      const first = q.reserve()!;
+      const tx = db.transaction();
+      tx.put("order:1", "paid");
+      tx.push(q, "ship 1");
+      tx.ack(q, first);
+      tx.push(q, "mail 1", { delayMs: 0 });
+      expect(tx.commit()).toEqual([2, 3]);
+      expect(db.get("order:1")).toBe("paid");
+      expect(q.stats()).toMatchObject({ items: 2, reserved: 0 });
+
+      const a = db.transaction();
+      a.get("order:1");
+      a.push(q, "lost");
+      db.put("order:1", "refunded");
+      expectCode(() => a.commit(), "CONFLICT");
+      expect(q.takeMany(10).map((i) => i.value)).toEqual(["ship 1", "mail 1"]);
+      expect(db.transaction().commit()).toEqual([]);
+    }),
+  );
+
+  it(
     "the synchronous API refuses to wait",
     withDb((db) => {
       const q = db.queue("q");

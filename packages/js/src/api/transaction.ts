@@ -5,8 +5,10 @@
  * @module
  */
 import { syncOption } from "../arguments/checks.js";
-import { closedError } from "../errors.js";
-import type { KeyspaceRef, Transaction, WriteOptions } from "../types.js";
+import { closedError, invalidArgument } from "../errors.js";
+import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, Transaction, WriteOptions } from "../types.js";
+import { leaseArgument, pushOptions } from "../arguments/queue-options.js";
+import { PromiseQueue } from "./queue.js";
 import { settle } from "./settle.js";
 import { forgetTracking, track, untrack, type Held } from "./server-resources.js";
 import { storeOf, type PromiseStore } from "./store.js";
@@ -56,7 +58,33 @@ export class PromiseTransaction implements Transaction<unknown, unknown> {
     s.transport.request("txDelete", [this.id, s.keyspaceId, s.encodeKey(key)], this.server).catch(() => undefined);
   }
 
-  commit(options?: WriteOptions): Promise<void> {
+  #queue(queue: unknown): PromiseQueue {
+    if (this.#ended) {
+      throw closedError("the transaction (committed or rolled back)");
+    }
+    if (!(queue instanceof PromiseQueue) || queue.transport !== this.store.transport) {
+      throw invalidArgument("the queue must be one opened on this database");
+    }
+    return queue;
+  }
+
+  /** Queues the push on the server; a failure there makes the commit fail with it. */
+  push(queue: QueueRef<unknown>, value: unknown, options?: Omit<PushOptions, "sync">): void {
+    const q = this.#queue(queue);
+    const bytes = q.encodeValue(value);
+    const o = pushOptions(options);
+    q.transport.request("txPush", [this.id, q.name, bytes, o.delayMs, o.ttlMs], this.server).catch(() => undefined);
+  }
+
+  ack(queue: QueueRef<unknown>, itemOrLease: QueueItem<unknown> | Lease): void {
+    const q = this.#queue(queue);
+    const lease = leaseArgument(itemOrLease);
+    q.transport
+      .request("txAck", [this.id, q.name, q.groupName, lease.id, lease.delivery], this.server)
+      .catch(() => undefined);
+  }
+
+  commit(options?: WriteOptions): Promise<number[]> {
     return settle(() => {
       this.#target(undefined);
       // Checked before anything ends: a bad option leaves the transaction usable.

@@ -8,10 +8,14 @@ import { wasm } from "./instance.js";
 import { closedError } from "../errors.js";
 import { syncOption } from "../arguments/checks.js";
 import { storeOf, type StoreImpl } from "./store.js";
-import type { KeyspaceRef, SyncTransaction, WriteOptions } from "./types.js";
+import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, SyncTransaction, WriteOptions } from "./types.js";
+import { leaseArgument, pushOptions, type PushArguments } from "../arguments/queue-options.js";
+import { syncQueueOf, type SyncQueueImpl } from "./queue.js";
 
 export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   #ended = false;
+  /** Queues pushed to: told once the commit is through. */
+  readonly #pushedTo = new Set<SyncQueueImpl>();
 
   private constructor(
     readonly db: DatabaseHandle,
@@ -54,8 +58,40 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
     this.db.call(() => wasm.txDelete(this.id, this.db.id, s.keyspaceId, k));
   }
 
-  /** Commits; `CONFLICT` if a key read here was changed since. Ends the transaction. */
-  commit(options?: WriteOptions): void {
+  push(queue: QueueRef<unknown>, value: unknown, options?: Omit<PushOptions, "sync">): void {
+    const q = this.#queue(queue);
+    const bytes = q.encodeValue(value);
+    this.pushEncoded(q, bytes, pushOptions(options));
+  }
+
+  /** A push of bytes with checked options (the server's transactions). */
+  pushEncoded(q: SyncQueueImpl, bytes: Uint8Array, o: PushArguments): void {
+    this.#target(undefined);
+    this.db.call(() => wasm.txPush(this.id, this.db.id, q.queueNumber, bytes, o.delayMs, o.ttlMs));
+    this.#pushedTo.add(q);
+  }
+
+  ack(queue: QueueRef<unknown>, itemOrLease: QueueItem<unknown> | Lease): void {
+    const q = this.#queue(queue);
+    this.ackLease(q, leaseArgument(itemOrLease));
+  }
+
+  /** An ack of a checked lease (the server's transactions). */
+  ackLease(q: SyncQueueImpl, lease: Lease): void {
+    this.#target(undefined);
+    this.db.call(() => wasm.txAck(this.id, this.db.id, q.queueNumber, lease.id, lease.delivery));
+  }
+
+  #queue(queue: unknown): SyncQueueImpl {
+    this.#target(undefined);
+    return syncQueueOf(this.db, queue);
+  }
+
+  /**
+   * Commits; `CONFLICT` if a key read here was changed since. Ends the transaction. Returns the
+   * ids of its queue pushes, in order.
+   */
+  commit(options?: WriteOptions): number[] {
     this.#target(undefined);
     // Checked before anything ends: a bad option leaves the transaction usable.
     const sync = syncOption(options);
@@ -64,8 +100,10 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
     this.#ended = true;
     // The instance ends the transaction whatever the outcome.
     this.db.forget("transaction", this.id, this);
-    this.db.call(() => wasm.txCommit(this.id, sync));
+    const ids = this.db.call(() => wasm.txCommit(this.id, sync));
     this.db.afterWrite();
+    for (const q of this.#pushedTo) q.pushed();
+    return Array.from(ids);
   }
 
   rollback(): void {

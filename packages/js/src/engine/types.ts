@@ -5,7 +5,15 @@
  * @module
  */
 
-import type { QueueBatchOperation, QueueOptions, SyncQueue } from "./queue-types.js";
+import type {
+  Lease,
+  PushOptions,
+  QueueBatchOperation,
+  QueueItem,
+  QueueOptions,
+  QueueRef,
+  SyncQueue,
+} from "./queue-types.js";
 
 export type * from "./queue-types.js";
 
@@ -224,7 +232,12 @@ export interface SyncTransaction<K, V> extends Disposable {
   put<K2, V2>(key: K2, value: V2, keyspace: KeyspaceRef<K2, V2>): void;
   delete(key: K): void;
   delete<K2, V2>(key: K2, keyspace: KeyspaceRef<K2, V2>): void;
-  commit(options?: WriteOptions): void;
+  /** Adds a push to `queue` (a queue of this database); its id comes with the commit. */
+  push<V2>(queue: QueueRef<V2>, value: V2, options?: Omit<PushOptions, "sync">): void;
+  /** Adds an ack of a reservation of `queue`: an unknown or expired one fails the commit. */
+  ack<V2>(queue: QueueRef<V2>, itemOrLease: QueueItem<V2> | Lease): void;
+  /** Commits atomically; returns the ids of its queue pushes, in order (none: `[]`). */
+  commit(options?: WriteOptions): number[];
   /** Discards the writes (also what `[Symbol.dispose]` does to an uncommitted transaction). */
   rollback(): void;
 }

@@ -307,6 +307,16 @@ export class Executor {
       const open = this.#transaction(client, tx);
       Executor.#intoTransaction(open, () => open.tx.delete(key, this.#txKeyspace(client, ks)));
     },
+    txPush: (client, tx, name, value, delayMs, ttlMs) => {
+      const open = this.#transaction(client, tx);
+      const queue = this.#queue(name, "");
+      Executor.#intoTransaction(open, () => open.tx.pushEncoded(queue, value, { sync: false, delayMs, ttlMs }));
+    },
+    txAck: (client, tx, name, group, id, delivery) => {
+      const open = this.#transaction(client, tx);
+      const queue = this.#queue(name, group);
+      Executor.#intoTransaction(open, () => open.tx.ackLease(queue, { id, delivery }));
+    },
     txCommit: (client, tx, sync) => {
       const open = this.#transaction(client, tx);
       client.transactions.delete(tx);
@@ -314,7 +324,7 @@ export class Executor {
         open.tx.rollback();
         throw open.failure;
       }
-      open.tx.commit({ sync });
+      return open.tx.commit({ sync });
     },
     txRollback: (client, tx) => {
       client.transactions.get(tx)?.tx.rollback();

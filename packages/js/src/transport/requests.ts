@@ -58,7 +58,15 @@ export interface Protocol {
   txGet: { args: [tx: number, ks: number, key: Uint8Array]; result: Uint8Array | undefined };
   txPut: { args: [tx: number, ks: number, key: Uint8Array, value: Uint8Array]; result: void };
   txDelete: { args: [tx: number, ks: number, key: Uint8Array]; result: void };
-  txCommit: { args: [tx: number, sync: boolean]; result: void };
+  /** Adds a push to queue `name` to transaction `tx` (delay and ttl: -1 for none). */
+  txPush: {
+    args: [tx: number, name: string, value: Uint8Array, delayMs: number, ttlMs: number];
+    result: void;
+  };
+  /** Adds an ack of a lease of queue `name`, group `group` to transaction `tx`. */
+  txAck: { args: [tx: number, name: string, group: string, id: number, delivery: number]; result: void };
+  /** Commits; resolves with the ids of its queue pushes. */
+  txCommit: { args: [tx: number, sync: boolean]; result: number[] };
   txRollback: { args: [tx: number]; result: void };
   /**
    * Queues are named by name (and consumer group: `""` the default one) in every request, so
