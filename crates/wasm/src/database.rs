@@ -233,7 +233,7 @@ pub fn db_write_ids(db: u32, ops: &[u8], sync: bool) -> JsResult<Vec<f64>> {
         let batch = decode_batch(entry, ops)?;
         let ids = entry.db.write_with_ids(&batch, WriteOptions { sync })?;
         entry.after_write(ops.len());
-        Ok(ids.into_iter().map(|id| id as f64).collect())
+        crate::queues::js_ids(ids)
     }))
 }
 

@@ -19,6 +19,25 @@ use crate::handles::with;
 /// Bytes before each item's value in [`queue_read`]'s output.
 const ITEM_HEADER: usize = 32;
 
+/// Largest integer a JavaScript number holds exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Queue id `id` as a JavaScript number; an id past 2^53 - 1 (which a number would round) is
+/// `InvalidArgument` rather than a wrong id.
+pub fn js_id(id: u64) -> Result<f64, Error> {
+    if id > MAX_SAFE_INTEGER {
+        return Err(Error::InvalidArgument(format!(
+            "queue id {id} is beyond 2^53 - 1, which a JavaScript number cannot hold exactly"
+        )));
+    }
+    Ok(id as f64)
+}
+
+/// Queue ids as JavaScript numbers ([`js_id`]).
+pub fn js_ids(ids: Vec<u64>) -> Result<Vec<f64>, Error> {
+    ids.into_iter().map(js_id).collect()
+}
+
 /// Adds `queue` to database `db`'s handles (reusing the number of an open handle of the same
 /// queue and group).
 fn insert(db: u32, queue: shaledb::queue::Queue) -> JsResult<u32> {
@@ -152,7 +171,7 @@ pub fn queue_push(
     js_result(with_db(db, |entry| {
         let ids = entry.queue(q)?.push_many(&slices, options)?;
         entry.after_write(values.len());
-        Ok(ids.into_iter().map(|id| id as f64).collect())
+        js_ids(ids)
     }))
 }
 
@@ -161,7 +180,7 @@ pub fn queue_push(
 /// f64, leaseUntil f64 (-1: none), deliveries u32, value length u32 (all LE), value.
 #[wasm_bindgen(js_name = queueRead)]
 pub fn queue_read(db: u32, q: u32, mode: u8, max: u32, lease_ms: f64) -> JsResult<Vec<u8>> {
-    let items = js_result(with_db(db, |entry| {
+    js_result(with_db(db, |entry| {
         let queue = entry.queue(q)?;
         let items = match mode {
             0 => queue.take_many(max as usize, None)?,
@@ -178,16 +197,15 @@ pub fn queue_read(db: u32, q: u32, mode: u8, max: u32, lease_ms: f64) -> JsResul
         if mode != 2 {
             entry.after_write(items.len() * ITEM_HEADER);
         }
-        Ok(items)
-    }))?;
-    Ok(pack_items(&items))
+        pack_items(&items)
+    }))
 }
 
-fn pack_items(items: &[QueueItem]) -> Vec<u8> {
+fn pack_items(items: &[QueueItem]) -> Result<Vec<u8>, Error> {
     let total = items.iter().map(|i| ITEM_HEADER + i.value.len()).sum();
     let mut out = Vec::with_capacity(total);
     for item in items {
-        out.extend_from_slice(&(item.id as f64).to_le_bytes());
+        out.extend_from_slice(&js_id(item.id)?.to_le_bytes());
         out.extend_from_slice(&(item.pushed_at_ms as f64).to_le_bytes());
         let until = item.lease_until_ms.map_or(-1.0, |t| t as f64);
         out.extend_from_slice(&until.to_le_bytes());
@@ -196,7 +214,7 @@ fn pack_items(items: &[QueueItem]) -> Vec<u8> {
         out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&item.value);
     }
-    out
+    Ok(out)
 }
 
 fn lease(id: f64, delivery: u32) -> Lease {

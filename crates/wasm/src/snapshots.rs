@@ -98,8 +98,10 @@ pub fn tx_commit(tx: u32, sync: bool) -> JsResult<Vec<f64>> {
         t.remove(tx)
             .ok_or_else(|| shaledb::Error::Closed(format!("transaction {tx} has ended")))
     }))?;
-    let ids = js_result(tx.commit_with_ids(WriteOptions { sync }))?;
-    Ok(ids.into_iter().map(|id| id as f64).collect())
+    js_result(
+        tx.commit_with_ids(WriteOptions { sync })
+            .and_then(crate::queues::js_ids),
+    )
 }
 
 /// Ends transaction `tx` without writing (idempotent).

@@ -16,6 +16,9 @@
 import type { QueueSignals } from "../engine/queue-signals.js";
 import type { ClientResources } from "./client-resources.js";
 
+/** The soonest a waiter tries again on a timer after an empty attempt. */
+const MIN_RETRY_MS = 5;
+
 /** A request result that comes later: the server replies once `promise` settles. */
 export class Later<T> {
   constructor(readonly promise: Promise<T>) {}
@@ -63,10 +66,13 @@ export function waitForItems<T>(
       };
       const arm = (): void => {
         clearTimeout(timer);
+        const now = Date.now();
+        // A wake time already past (what the last attempt left due) is retried after a few ms
+        // rather than at once: never a spin.
         const wake = target.nextWake() ?? Infinity;
-        const at = Math.min(deadline, wake);
+        const at = Math.min(deadline, wake <= now ? now + MIN_RETRY_MS : wake);
         // +1: a lease ending at `at` is due once the clock has passed it.
-        timer = setTimeout(tryAgain, Math.max(0, at - Date.now()) + 1);
+        timer = setTimeout(tryAgain, Math.max(0, at - now) + 1);
       };
       function tryAgain(): void {
         if (done || queued) return;
