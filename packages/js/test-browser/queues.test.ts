@@ -16,6 +16,34 @@ async function openIn(page: Page, name: string): Promise<void> {
   }, name);
 }
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: { code?: string; message: string } };
+
+/** Starts an application's worker (pages/own-worker.js) in `page`; `run(body)` runs an async body there. */
+async function appWorker(page: Page): Promise<(body: string) => Promise<Outcome>> {
+  await page.evaluate(async () => {
+    const worker = new Worker("/test-browser/pages/own-worker.js", { type: "module" });
+    const waiting = new Map<number, (outcome: unknown) => void>();
+    let next = 1;
+    await new Promise<void>((ready) => {
+      worker.onmessage = (event: MessageEvent<{ id?: number; ready?: boolean }>) => {
+        if (event.data.ready === true) {
+          ready();
+          return;
+        }
+        waiting.get(event.data.id ?? 0)?.(event.data);
+      };
+    });
+    (globalThis as unknown as { inWorker: (body: string) => Promise<unknown> }).inWorker = (body) =>
+      new Promise((resolve) => {
+        const id = next++;
+        waiting.set(id, resolve);
+        worker.postMessage({ id, body });
+      });
+  });
+  return (body) =>
+    page.evaluate((b) => (globalThis as unknown as { inWorker: (body: string) => Promise<Outcome> }).inWorker(b), body);
+}
+
 describe("queues in the browser", () => {
   it("push, reserve, ack, release, batches, groups, limits and consume work as in Node", async () => {
     const page = await session.page();
@@ -131,6 +159,35 @@ describe("queues in the browser", () => {
       return [item?.value, item?.deliveries];
     });
     expect(again).toEqual(["job", 2]);
+    await b.close();
+  });
+
+  it("openInWorker's synchronous queues work, refuse to wait, and wake a page's wait served by the worker", async () => {
+    const [a, b] = [await session.page(), await session.page()];
+    const run = await appWorker(a);
+    const first = await run(`
+      state.db = await shaledb.openInWorker("queues-own-worker");
+      const q = state.db.queue("jobs");
+      q.pushMany(["a", "b"]);
+      const item = q.reserve();
+      q.ack(item);
+      let code = "";
+      try { q.take({ waitMs: 10 }); } catch (error) { code = error.code; }
+      return { value: item.value, code, next: q.peek().value };
+    `);
+    expect(first).toMatchObject({ ok: true, value: { value: "a", code: "INVALID_ARGUMENT", next: "b" } });
+    await openIn(b, "queues-own-worker");
+    const waiting = b.evaluate(async () => {
+      const db = (globalThis as { db?: Db }).db as Db;
+      const q = await db.queue("jobs");
+      await q.take();
+      return (await q.take({ waitMs: 20_000 }))?.value;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await run(`state.db.queue("jobs").push("from the worker"); return true;`)).toMatchObject({ ok: true, value: true });
+    expect(await waiting).toBe("from the worker");
+    await run(`await state.db.close(); return true;`);
+    await a.close();
     await b.close();
   });
 });
