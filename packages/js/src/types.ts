@@ -108,7 +108,11 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   queue<VE extends ValueEncoding = "utf8">(name: string, options?: QueueOptions<VE>): Promise<Queue<ValueOf<VE>>>;
   /** The names of the queues, sorted. */
   queues(): Promise<string[]>;
-  /** Deletes queue `name` and its items; `false` if there was none. */
+  /**
+   * Deletes queue `name` and its items; `false` if there was none. Waiting reads of it fail; a
+   * handle of it used afterwards opens it anew (empty, default options), as queues are named
+   * by name across tabs.
+   */
   deleteQueue(name: string): Promise<boolean>;
   snapshot(): Promise<Snapshot>;
   transaction(): Promise<Transaction<K, V>>;
