@@ -44,6 +44,13 @@ struct Args {
     /// Seconds an open read stays reserved while its client is connected (0: no limit).
     #[arg(long, default_value_t = 0)]
     open_timeout: u64,
+    /// Bytes of writes the database collects in memory before writing a table (default 4 MiB,
+    /// LevelDB's write buffer, which darner and siberite keep).
+    #[arg(long, default_value_t = 4 << 20)]
+    memtable_size: usize,
+    /// Bytes of the database's block cache (default 8 MiB, LevelDB's, as darner and siberite).
+    #[arg(long, default_value_t = 8 << 20)]
+    cache_size: u64,
 }
 
 fn main() -> ExitCode {
@@ -75,7 +82,10 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         q.when_full = WhenFull::DiscardOldest;
     }
     std::fs::create_dir_all(&args.data)?;
-    let db = Db::open(&args.data, Options::default())?;
+    let mut options = Options::default();
+    options.memtable_size = args.memtable_size;
+    options.block_cache_size = args.cache_size;
+    let db = Db::open(&args.data, options)?;
     let server = Arc::new(Server::new(
         Queues::new(db, config.queue_options.clone()),
         config,
@@ -86,7 +96,7 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .max_blocking_threads(4096)
         .build()?;
-    let listener = runtime.block_on(tokio::net::TcpListener::bind(&args.listen))?;
+    let listener = runtime.block_on(listen(&args.listen))?;
     println!("listening on {}", listener.local_addr()?);
     runtime.block_on(accept_loop(listener, server.clone(), stop_signal()));
     runtime.shutdown_timeout(Duration::from_secs(2));
@@ -95,6 +105,25 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         Err(_) => eprintln!("shaledb-queue-server: requests still running; stopping without close"),
     }
     Ok(())
+}
+
+/// A listener on `address` with a backlog of 4096 pending connections (tokio's default of 1024
+/// drops connections when a thousand clients connect at once; Go's servers use the system's).
+async fn listen(address: &str) -> std::io::Result<tokio::net::TcpListener> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host(address).await? {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        socket.set_reuseaddr(true)?;
+        match socket.bind(addr).and_then(|()| socket.listen(4096)) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other(format!("{address}: no address to listen on"))))
 }
 
 /// Resolves on SIGINT or SIGTERM.
