@@ -155,6 +155,34 @@ pub enum Error {
     #[error("transaction conflict on a key it read; nothing was written, retry the transaction")]
     Conflict,
 
+    /// A queue push was refused: the queue is at its `max_items` or `max_bytes` limit and its
+    /// policy is to reject new items. Nothing was written.
+    #[error("queue {queue:?} is full; nothing was written")]
+    QueueFull {
+        /// The queue's name.
+        queue: String,
+    },
+
+    /// An ack, release or extend named a lease the queue does not hold: the item was never
+    /// reserved by this group, or was already acked or released.
+    #[error("queue {queue:?} holds no reservation of item {id}")]
+    UnknownReservation {
+        /// The queue's name.
+        queue: String,
+        /// The item's id.
+        id: u64,
+    },
+
+    /// An ack, release or extend named a lease that is no longer held: it ran out (the item
+    /// went back, and may have been delivered again) or it was released.
+    #[error("the lease on item {id} of queue {queue:?} is no longer held: it ran out or the item went back")]
+    LeaseExpired {
+        /// The queue's name.
+        queue: String,
+        /// The item's id.
+        id: u64,
+    },
+
     /// An earlier write failed in a way that may have left data undurable (a failed fsync, a
     /// full disk); every later write fails with this error. Close and reopen the database to
     /// recover from the write-ahead log.
@@ -191,6 +219,9 @@ impl Error {
             Error::InvalidArgument(_) => "INVALID_ARGUMENT",
             Error::Closed(_) => "CLOSED",
             Error::Conflict => "CONFLICT",
+            Error::QueueFull { .. } => "QUEUE_FULL",
+            Error::UnknownReservation { .. } => "UNKNOWN_RESERVATION",
+            Error::LeaseExpired { .. } => "LEASE_EXPIRED",
             Error::Poisoned {
                 storage_full: true, ..
             } => "QUOTA",

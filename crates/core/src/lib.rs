@@ -62,6 +62,7 @@
 // verification of a whole database.
 pub mod db;
 pub mod error;
+pub mod queue;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;

@@ -107,6 +107,9 @@ pub(crate) struct DbInner {
     /// Mirrors `State::poisoned.is_some()`, so the write path checks it without a lock.
     pub(crate) poisoned: AtomicBool,
     pub(crate) lock: Mutex<Option<Box<dyn StorageLock>>>,
+    /// Shared in-memory state of the layers built on the engine (the queues' registry), made
+    /// on first use. It must not hold a handle to the database (that would be a cycle).
+    pub(crate) layers: std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for DbInner {

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::db::core::DbInner;
+use crate::db::deferred::DeferredWrites;
 use crate::db::iterator::DbIterator;
 use crate::db::keys;
 use crate::db::read::ReadAt;
@@ -145,6 +146,9 @@ impl Keyspace {
 pub struct Batch {
     inner: WriteBatch,
     db: Option<Arc<DbInner>>,
+    /// Writes of layers built on the engine (queue pushes and acks), materialized at commit.
+    deferred: Option<Box<dyn DeferredWrites>>,
+    deferred_len: usize,
 }
 
 impl Batch {
@@ -193,29 +197,67 @@ impl Batch {
         Ok(self)
     }
 
-    /// Number of operations.
+    /// Number of operations (queue operations count once each).
     pub fn len(&self) -> usize {
-        self.inner.len()
+        self.inner.len() + self.deferred_len
     }
 
     /// Whether the batch holds no operation.
     pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
+        self.len() == 0
     }
 
     /// Removes every operation.
     pub fn clear(&mut self) {
         self.inner.clear();
+        self.deferred = None;
+        self.deferred_len = 0;
+    }
+
+    /// The deferred writes of type `T` (creating them with `create`), after binding the batch
+    /// to `db`. For the layers built on the engine; counts one more operation.
+    pub(crate) fn deferred_mut<T: DeferredWrites + 'static>(
+        &mut self,
+        db: &Arc<DbInner>,
+        create: impl FnOnce() -> T,
+    ) -> Result<&mut T> {
+        self.bind_db(db)?;
+        let deferred = self.deferred.get_or_insert_with(|| Box::new(create()));
+        self.deferred_len += 1;
+        deferred
+            .as_any_mut()
+            .downcast_mut::<T>()
+            .ok_or_else(|| Error::InvalidArgument("a batch mixes writes of two layers".into()))
+    }
+
+    /// Commits the batch to `db` (its database): the plain writes, plus the deferred ones if
+    /// any, under `check` if given. Returns the ids of the deferred writes.
+    pub(crate) fn commit_to(
+        &self,
+        db: &Arc<DbInner>,
+        sync: bool,
+        check: Option<&mut dyn FnMut() -> Result<()>>,
+    ) -> Result<Vec<u64>> {
+        let plain = self.encoded_for(db)?;
+        match (&self.deferred, check) {
+            (Some(deferred), check) => deferred.commit(db, plain, sync, check),
+            (None, Some(check)) => db.commit_checked(plain, sync, check).map(|()| Vec::new()),
+            (None, None) => db.write(plain, sync).map(|_| Vec::new()),
+        }
     }
 
     fn bind(&mut self, keyspace: &Keyspace) -> Result<()> {
+        self.bind_db(&keyspace.db)
+    }
+
+    fn bind_db(&mut self, db: &Arc<DbInner>) -> Result<()> {
         match &self.db {
-            Some(db) if !Arc::ptr_eq(db, &keyspace.db) => Err(Error::InvalidArgument(
+            Some(own) if !Arc::ptr_eq(own, db) => Err(Error::InvalidArgument(
                 "a batch can only hold writes to keyspaces of one database".into(),
             )),
             Some(_) => Ok(()),
             None => {
-                self.db = Some(keyspace.db.clone());
+                self.db = Some(db.clone());
                 Ok(())
             }
         }
@@ -225,6 +267,11 @@ impl Batch {
     pub(crate) fn encoded_for(&self, db: &Arc<DbInner>) -> Result<WriteBatch> {
         self.check_database(db)?;
         Ok(self.inner.clone())
+    }
+
+    /// Whether the batch holds writes of a layer built on the engine.
+    pub(crate) fn has_deferred(&self) -> bool {
+        self.deferred.is_some()
     }
 
     /// The encoded batch, moved out (no copy), for `db`.

@@ -23,7 +23,8 @@
 
 mod background;
 mod checkpoint;
-mod core;
+pub(crate) mod core;
+pub(crate) mod deferred;
 mod iterator;
 mod keys;
 mod keyspace;
@@ -60,7 +61,7 @@ use crate::Result;
 /// (including keyspaces, snapshots and iterators) is dropped.
 #[derive(Clone, Debug)]
 pub struct Db {
-    inner: Arc<DbInner>,
+    pub(crate) inner: Arc<DbInner>,
     default: Keyspace,
 }
 
@@ -186,13 +187,21 @@ impl Db {
     /// Applies `batch` atomically (all its writes or, after a crash, none). The batch stays
     /// the caller's (its bytes are copied); [`Db::write_owned`] avoids the copy.
     pub fn write(&self, batch: &Batch, options: WriteOptions) -> Result<()> {
-        let encoded = batch.encoded_for(&self.inner)?;
-        self.inner.write(encoded, options.sync).map(|_| ())
+        self.write_with_ids(batch, options).map(|_| ())
+    }
+
+    /// [`Db::write`], returning the ids of the batch's queue pushes
+    /// ([`Batch::push`](crate::queue)), in the order they were added.
+    pub fn write_with_ids(&self, batch: &Batch, options: WriteOptions) -> Result<Vec<u64>> {
+        batch.commit_to(&self.inner, options.sync, None)
     }
 
     /// [`Db::write`] of a batch the caller gives up: its encoding goes to the log as it is,
     /// without a copy.
     pub fn write_owned(&self, batch: Batch, options: WriteOptions) -> Result<()> {
+        if batch.has_deferred() {
+            return self.write(&batch, options);
+        }
         let encoded = batch.take(&self.inner)?;
         self.inner.write(encoded, options.sync).map(|_| ())
     }

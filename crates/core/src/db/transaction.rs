@@ -64,18 +64,31 @@ impl Transaction {
     /// Writes the buffered writes atomically if no key read was changed since the snapshot by
     /// another writer; else [`Error::Conflict`] and nothing is written.
     pub fn commit(self, options: WriteOptions) -> Result<()> {
+        self.commit_with_ids(options).map(|_| ())
+    }
+
+    /// [`Transaction::commit`], returning the ids of the transaction's queue pushes in order.
+    pub fn commit_with_ids(self, options: WriteOptions) -> Result<Vec<u64>> {
         let db = self.snapshot.db.clone();
         let snapshot = self.snapshot.seq();
-        let batch = self.batch.encoded_for(&db)?;
         let reads = self.reads;
-        db.commit_checked(batch, options.sync, &mut || {
-            for key in &reads {
-                if db.latest_seq(key)?.is_some_and(|seq| seq > snapshot) {
-                    return Err(Error::Conflict);
+        self.batch.commit_to(
+            &db,
+            options.sync,
+            Some(&mut || {
+                for key in &reads {
+                    if db.latest_seq(key)?.is_some_and(|seq| seq > snapshot) {
+                        return Err(Error::Conflict);
+                    }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            }),
+        )
+    }
+
+    /// The transaction's buffered writes, for layers built on the engine (queues) to join.
+    pub(crate) fn batch_mut(&mut self) -> &mut Batch {
+        &mut self.batch
     }
 
     /// Drops the buffered writes (the same as dropping the transaction).

@@ -1,0 +1,225 @@
+//! Consuming items for one group: finding the next deliverable item (released and timed-out
+//! items first, then the stream from the group's position: a seek, never a scan over consumed
+//! items), leasing it, and finishing it (ack or take), which deletes it once every group is
+//! done with it.
+
+use std::ops::Bound;
+
+use crate::db::IterOptions;
+use crate::queue::item::{Lease, QueueItem};
+use crate::queue::layout::{self, ItemHeader, Pending, PendingState};
+use crate::queue::tx::Tx;
+use crate::{Error, Result};
+
+/// Consumed items below the swept mark are also covered by one range tombstone once this many
+/// have gone by, so that compaction drops whole consumed stretches.
+const SWEEP_ITEMS: u64 = 4096;
+
+/// An item about to be delivered.
+#[derive(Debug)]
+pub(crate) struct Candidate {
+    pub id: u64,
+    pub value: Vec<u8>,
+    pub pushed_at: u64,
+    /// Deliveries before this one.
+    pub deliveries: u32,
+}
+
+impl Candidate {
+    pub(crate) fn size(&self) -> u32 {
+        u32::try_from(self.value.len()).unwrap_or(u32::MAX)
+    }
+
+    pub(crate) fn into_item(self, deliveries: u32, lease_until_ms: Option<u64>) -> QueueItem {
+        QueueItem {
+            id: self.id,
+            value: self.value,
+            pushed_at_ms: self.pushed_at,
+            deliveries,
+            lease_until_ms,
+        }
+    }
+}
+
+impl Tx<'_> {
+    /// The next item `group` would get, with the state moved past what it skipped (expired
+    /// items are finished, delayed ones become pending) — `None` if nothing is deliverable now.
+    pub(crate) fn candidate(&mut self, group: &str) -> Result<Option<Candidate>> {
+        let now = self.now;
+        // Leases that ran out: their items go back, ready since the lease ended.
+        while let Some(&(until, id)) = self.group(group)?.leased.first() {
+            if until > now {
+                break;
+            }
+            let Some(&p) = self.group(group)?.pending.get(&id) else {
+                break;
+            };
+            let back = Pending {
+                state: PendingState::Ready(until),
+                ..p
+            };
+            self.set_pending(group, id, Some(back))?;
+        }
+        // Released, timed-out and delayed items, oldest first.
+        while let Some(&(at, id)) = self.group(group)?.ready.first() {
+            if at > now {
+                break;
+            }
+            let deliveries = self
+                .group(group)?
+                .pending
+                .get(&id)
+                .map_or(0, |p| p.deliveries);
+            let Some(record) = self.ks.get(&layout::item_key(id))? else {
+                // Discarded meanwhile (a limit, a flush): nothing to deliver.
+                self.set_pending(group, id, None)?;
+                continue;
+            };
+            let (header, value) = ItemHeader::decode(&record, self.name)?;
+            if header.expires_at <= now {
+                self.finish(group, id, value.len() as u64)?;
+                continue;
+            }
+            return Ok(Some(Candidate {
+                id,
+                value: value.to_vec(),
+                pushed_at: header.pushed_at,
+                deliveries,
+            }));
+        }
+        // The stream, from the group's position.
+        let next = self.group(group)?.next;
+        let stream = self.ks.iter(IterOptions {
+            lower: Bound::Included(layout::item_key(next).to_vec()),
+            upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
+            ..IterOptions::default()
+        })?;
+        for entry in stream {
+            let (key, record) = entry?;
+            let id = layout::item_id(&key).ok_or_else(|| self.damaged("malformed item key"))?;
+            self.set_next(group, id + 1)?;
+            let (header, value) = ItemHeader::decode(&record, self.name)?;
+            if header.expires_at <= now {
+                self.finish(group, id, value.len() as u64)?;
+            } else if header.visible_at > now {
+                let delayed = Pending {
+                    deliveries: 0,
+                    state: PendingState::Ready(header.visible_at),
+                    size: u32::try_from(value.len()).unwrap_or(u32::MAX),
+                };
+                self.set_pending(group, id, Some(delayed))?;
+            } else {
+                return Ok(Some(Candidate {
+                    id,
+                    value: value.to_vec(),
+                    pushed_at: header.pushed_at,
+                    deliveries: 0,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `group` is done with item `id` (of `size` bytes): its pending entry goes, and the item
+    /// too once every group is done with it.
+    pub(crate) fn finish(&mut self, group: &str, id: u64, size: u64) -> Result<()> {
+        self.set_pending(group, id, None)?;
+        if !self.state.done_for_all(id) {
+            return Ok(());
+        }
+        self.delete(&layout::item_key(id))?;
+        let c = self.counters();
+        c.items = c.items.saturating_sub(1);
+        c.bytes = c.bytes.saturating_sub(size);
+        let floor = self.state.floor();
+        let swept = self.state.counters.swept;
+        if floor >= swept.saturating_add(SWEEP_ITEMS) {
+            self.delete_range(&layout::item_key(swept), &layout::item_key(floor))?;
+            self.counters().swept = floor;
+        }
+        Ok(())
+    }
+
+    /// Reserves `candidate` for `group` until `until`.
+    pub(crate) fn lease(
+        &mut self,
+        group: &str,
+        candidate: Candidate,
+        until: u64,
+    ) -> Result<QueueItem> {
+        let deliveries = candidate.deliveries.saturating_add(1);
+        let entry = Pending {
+            deliveries,
+            state: PendingState::Leased(until),
+            size: candidate.size(),
+        };
+        self.set_pending(group, candidate.id, Some(entry))?;
+        Ok(candidate.into_item(deliveries, Some(until)))
+    }
+
+    /// The pending entry `lease` names, if `group` holds that lease now.
+    pub(crate) fn held(&mut self, group: &str, lease: Lease) -> Result<Pending> {
+        let p = self.group(group)?.pending.get(&lease.id).copied();
+        let Some(p) = p else {
+            return Err(Error::UnknownReservation {
+                queue: self.name.to_owned(),
+                id: lease.id,
+            });
+        };
+        match p.state {
+            PendingState::Leased(until) if until > self.now && p.deliveries == lease.delivery => {
+                Ok(p)
+            }
+            // Never delivered (delayed) or released before any delivery named by the lease.
+            _ if p.deliveries < lease.delivery || p.deliveries == 0 => {
+                Err(Error::UnknownReservation {
+                    queue: self.name.to_owned(),
+                    id: lease.id,
+                })
+            }
+            _ => Err(Error::LeaseExpired {
+                queue: self.name.to_owned(),
+                id: lease.id,
+            }),
+        }
+    }
+
+    /// Acks `lease`: the item is gone for `group`.
+    pub(crate) fn ack(&mut self, group: &str, lease: Lease) -> Result<()> {
+        let p = self.held(group, lease)?;
+        self.finish(group, lease.id, u64::from(p.size))
+    }
+
+    /// Puts the item of `lease` back at the head of `group`, deliverable after `delay_ms`.
+    pub(crate) fn release(&mut self, group: &str, lease: Lease, delay_ms: u64) -> Result<()> {
+        let p = self.held(group, lease)?;
+        let back = Pending {
+            state: PendingState::Ready(self.now.saturating_add(delay_ms)),
+            ..p
+        };
+        self.set_pending(group, lease.id, Some(back))?;
+        self.wakes = true;
+        Ok(())
+    }
+
+    /// Renews `lease` for `lease_ms` from now; returns the new end of the lease.
+    pub(crate) fn extend(&mut self, group: &str, lease: Lease, lease_ms: u64) -> Result<u64> {
+        let p = self.held(group, lease)?;
+        let until = self.now.saturating_add(lease_ms);
+        let renewed = Pending {
+            state: PendingState::Leased(until),
+            ..p
+        };
+        self.set_pending(group, lease.id, Some(renewed))?;
+        Ok(until)
+    }
+
+    fn group(&self, group: &str) -> Result<&crate::queue::state::Group> {
+        self.state.groups.get(group).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "queue {:?} has no consumer group {group:?} (it was removed)",
+                self.name
+            ))
+        })
+    }
+}

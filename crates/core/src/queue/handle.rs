@@ -1,0 +1,287 @@
+//! [`Queue`]: a handle on a named queue, bound to one consumer group.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::db::{Db, Keyspace};
+use crate::queue::consume::Candidate;
+use crate::queue::item::{Lease, QueueItem};
+use crate::queue::locked::{self, Commit};
+use crate::queue::options::{millis, PushOptions, QueueOptions, ReserveOptions};
+use crate::queue::registry::{Registry, Shared};
+use crate::queue::tx::Tx;
+use crate::{Error, Result};
+
+/// A named queue of a database (see the [module documentation](crate::queue)). Cheap to clone;
+/// natively `Send + Sync`. Every handle of one name shares one state. A handle reads for one
+/// consumer group: [`Db::queue`] gives the default group `""`, [`Queue::group`] another; pushes
+/// go to every group.
+#[derive(Clone)]
+pub struct Queue {
+    pub(crate) db: Db,
+    pub(crate) ks: Keyspace,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) group: Arc<str>,
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue")
+            .field("name", &self.shared.name)
+            .field("group", &self.group)
+            .finish()
+    }
+}
+
+impl Queue {
+    /// The queue's name.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The consumer group this handle reads for (`""`: the default group).
+    pub fn group_name(&self) -> &str {
+        &self.group
+    }
+
+    /// The queue's options.
+    pub fn options(&self) -> QueueOptions {
+        self.shared.lock().options.clone()
+    }
+
+    /// Pushes `value`; returns its id. When it returns the item has reached the OS (with
+    /// `options.sync`, stable storage). Errors: `QueueFull` at a limit with the `Reject` policy,
+    /// `InvalidArgument` for an oversize value.
+    pub fn push(&self, value: &[u8], options: PushOptions) -> Result<u64> {
+        self.db.inner.check_value(value)?;
+        self.run(options.sync, false, |tx, _| tx.push(value, &options))
+    }
+
+    /// Pushes every value of `values` atomically, in order; returns their ids.
+    pub fn push_many<V: AsRef<[u8]>>(
+        &self,
+        values: &[V],
+        options: PushOptions,
+    ) -> Result<Vec<u64>> {
+        for v in values {
+            self.db.inner.check_value(v.as_ref())?;
+        }
+        self.run(options.sync, false, |tx, _| {
+            values
+                .iter()
+                .map(|v| tx.push(v.as_ref(), &options))
+                .collect()
+        })
+    }
+
+    /// Takes the next item for good (for this group), waiting up to `wait` for one to come.
+    /// Destructive: an item taken and then lost by a crash of the taker is gone (use
+    /// [`Queue::reserve`] for at-least-once delivery).
+    pub fn take(&self, wait: Option<Duration>) -> Result<Option<QueueItem>> {
+        Ok(self.take_many(1, wait)?.pop())
+    }
+
+    /// Takes up to `max` items in one write, waiting up to `wait` for the first.
+    pub fn take_many(&self, max: usize, wait: Option<Duration>) -> Result<Vec<QueueItem>> {
+        let group = self.group.clone();
+        self.waiting(wait, || {
+            self.run(false, true, |tx, mut dead| {
+                let mut items = Vec::new();
+                while items.len() < max {
+                    let Some(c) = next_live(tx, dead.as_deref_mut(), &group)? else {
+                        break;
+                    };
+                    let deliveries = c.deliveries.saturating_add(1);
+                    tx.finish(&group, c.id, c.value.len() as u64)?;
+                    items.push(c.into_item(deliveries, None));
+                }
+                Ok(items)
+            })
+        })
+    }
+
+    /// The item [`Queue::take`] or [`Queue::reserve`] would deliver now, left in place.
+    pub fn peek(&self) -> Result<Option<QueueItem>> {
+        let group = self.group.clone();
+        locked::inspect(self, |tx| {
+            Ok(tx.candidate(&group)?.map(|c| {
+                let d = c.deliveries;
+                c.into_item(d, None)
+            }))
+        })
+    }
+
+    /// Reserves the next item: nobody else (of this group) gets it until it is acked
+    /// ([`Queue::ack`]), released ([`Queue::release`]) or its lease runs out; then it is
+    /// delivered again, its delivery count one higher. Reservations open at a crash or close
+    /// are delivered again after reopen. Waits up to `options.wait` for an item to come.
+    pub fn reserve(&self, options: ReserveOptions) -> Result<Option<QueueItem>> {
+        Ok(self.reserve_many(1, options)?.pop())
+    }
+
+    /// Reserves up to `max` items in one write, waiting up to `options.wait` for the first.
+    pub fn reserve_many(&self, max: usize, options: ReserveOptions) -> Result<Vec<QueueItem>> {
+        let group = self.group.clone();
+        let lease_ms = options
+            .lease
+            .map_or_else(|| millis(self.options().default_lease), millis);
+        if lease_ms == 0 {
+            return Err(Error::InvalidArgument(
+                "a lease must be at least 1 ms".into(),
+            ));
+        }
+        self.waiting(options.wait, || {
+            self.run(false, true, |tx, mut dead| {
+                let until = tx.now.saturating_add(lease_ms);
+                let mut items = Vec::new();
+                while items.len() < max {
+                    let Some(c) = next_live(tx, dead.as_deref_mut(), &group)? else {
+                        break;
+                    };
+                    items.push(tx.lease(&group, c, until)?);
+                }
+                Ok(items)
+            })
+        })
+    }
+
+    /// Acks a reservation: the item is done for this group (and deleted once every group is
+    /// done with it). Errors: `UnknownReservation`, `LeaseExpired`.
+    pub fn ack(&self, lease: Lease) -> Result<()> {
+        self.ack_many(&[lease])
+    }
+
+    /// Acks every lease of `leases` in one write: all of them, or (on an error) none.
+    pub fn ack_many(&self, leases: &[Lease]) -> Result<()> {
+        let group = self.group.clone();
+        self.run(false, false, |tx, _| {
+            leases.iter().try_for_each(|&lease| tx.ack(&group, lease))
+        })
+    }
+
+    /// Gives a reservation back: the item goes back at the head of this group, deliverable
+    /// again after `delay`. Errors as [`Queue::ack`].
+    pub fn release(&self, lease: Lease, delay: Option<Duration>) -> Result<()> {
+        let group = self.group.clone();
+        let delay_ms = delay.map_or(0, millis);
+        self.run(false, false, |tx, _| tx.release(&group, lease, delay_ms))
+    }
+
+    /// Renews a reservation for `lease_for` from now; returns when the lease now ends
+    /// (milliseconds since the Unix epoch). Errors as [`Queue::ack`].
+    pub fn extend(&self, lease: Lease, lease_for: Duration) -> Result<u64> {
+        let group = self.group.clone();
+        let lease_ms = millis(lease_for).max(1);
+        self.run(false, false, |tx, _| tx.extend(&group, lease, lease_ms))
+    }
+
+    /// Runs `op` on this queue (and, if `with_dead_letter` and the queue has a delivery limit,
+    /// its dead-letter queue) and commits its writes.
+    fn run<T>(
+        &self,
+        sync: bool,
+        with_dead_letter: bool,
+        op: impl FnOnce(&mut Tx<'_>, Option<&mut Tx<'_>>) -> Result<T>,
+    ) -> Result<T> {
+        let dead = match with_dead_letter {
+            true => self.dead_letter_queue()?,
+            false => None,
+        };
+        let mut queues = vec![self];
+        queues.extend(dead.as_ref());
+        locked::run(
+            &self.db.inner,
+            &queues,
+            Commit::plain(sync),
+            |txs| match txs {
+                [tx] => op(tx, None),
+                [tx, dead] => op(tx, Some(dead)),
+                _ => Err(Error::InvalidArgument("queue operation on no queue".into())),
+            },
+        )
+    }
+
+    /// The dead-letter queue, if this queue has a delivery limit.
+    fn dead_letter_queue(&self) -> Result<Option<Queue>> {
+        let options = self.options();
+        if options.max_deliveries.is_none() {
+            return Ok(None);
+        }
+        let name = super::dead_letter_name(self.name(), &options);
+        super::open(&self.db, &name, None).map(Some)
+    }
+
+    /// Runs `attempt` until it yields an item or `wait` has passed, sleeping between attempts
+    /// until a push, a release, a lease running out or a delay ending. On wasm32 (no blocking)
+    /// it makes one attempt: the JavaScript layer waits.
+    fn waiting(
+        &self,
+        wait: Option<Duration>,
+        mut attempt: impl FnMut() -> Result<Vec<QueueItem>>,
+    ) -> Result<Vec<QueueItem>> {
+        let Some(wait) = wait.filter(|w| !w.is_zero()) else {
+            return attempt();
+        };
+        if cfg!(target_arch = "wasm32") {
+            return attempt();
+        }
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            let generation = self.shared.lock().generation;
+            let items = attempt()?;
+            if !items.is_empty() {
+                return Ok(items);
+            }
+            let now = std::time::Instant::now();
+            let Some(left) = deadline
+                .checked_duration_since(now)
+                .filter(|d| !d.is_zero())
+            else {
+                return Ok(items);
+            };
+            let guard = self.shared.lock();
+            if guard.deleted {
+                return Err(locked::deleted(self.name()));
+            }
+            if guard.generation != generation {
+                continue;
+            }
+            let clock = self.registry.now();
+            let timed = guard
+                .groups
+                .get(&*self.group)
+                .and_then(|g| g.next_wake())
+                .map(|t| Duration::from_millis(t.saturating_sub(clock).max(1)));
+            let sleep = timed.map_or(left, |t| t.min(left));
+            drop(
+                self.shared
+                    .available
+                    .wait_timeout(guard, sleep)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            );
+        }
+    }
+}
+
+/// The next item of `group` that is not due for the dead-letter queue; the ones that are go
+/// there on the way (in the same write).
+fn next_live(
+    tx: &mut Tx<'_>,
+    mut dead: Option<&mut Tx<'_>>,
+    group: &str,
+) -> Result<Option<Candidate>> {
+    let limit = tx.state.options.max_deliveries;
+    while let Some(c) = tx.candidate(group)? {
+        let Some(dead) = dead
+            .as_deref_mut()
+            .filter(|_| limit.is_some_and(|m| c.deliveries >= m))
+        else {
+            return Ok(Some(c));
+        };
+        dead.push(&c.value, &PushOptions::default())?;
+        tx.finish(group, c.id, c.value.len() as u64)?;
+        tx.counters().dead_lettered += 1;
+    }
+    Ok(None)
+}

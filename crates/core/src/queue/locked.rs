@@ -1,0 +1,113 @@
+//! Running an operation on one or more locked queues and committing its writes: locks are
+//! taken in name order (no deadlock between operations on several queues), held through the
+//! commit (ids and positions follow commit order), and a failed commit undoes every change to
+//! the in-memory state.
+
+use std::sync::MutexGuard;
+
+use crate::db::core::DbInner;
+use crate::queue::handle::Queue;
+use crate::queue::state::State;
+use crate::queue::tx::Tx;
+use crate::write::batch::WriteBatch;
+use crate::{Error, Result};
+
+/// How the writes of an operation are committed.
+pub(crate) struct Commit<'c> {
+    /// Writes of the caller's batch that go first (a batch mixing puts and queue operations).
+    pub plain: WriteBatch,
+    pub sync: bool,
+    /// Runs under the commit lock (optimistic transactions).
+    pub check: Option<&'c mut dyn FnMut() -> Result<()>>,
+}
+
+impl Commit<'_> {
+    pub(crate) fn plain(sync: bool) -> Commit<'static> {
+        Commit {
+            plain: WriteBatch::new(),
+            sync,
+            check: None,
+        }
+    }
+}
+
+/// Runs `op` with a [`Tx`] per queue of `queues` (deduplicated; `op` gets them in the order of
+/// `queues` with duplicates removed, first occurrence kept) and commits.
+pub(crate) fn run<T>(
+    db: &std::sync::Arc<DbInner>,
+    queues: &[&Queue],
+    commit: Commit<'_>,
+    op: impl FnOnce(&mut [Tx<'_>]) -> Result<T>,
+) -> Result<T> {
+    let mut unique: Vec<&Queue> = Vec::with_capacity(queues.len());
+    for q in queues {
+        if !unique.iter().any(|u| u.name() == q.name()) {
+            unique.push(q);
+        }
+    }
+    let mut order: Vec<usize> = (0..unique.len()).collect();
+    order.sort_by(|&a, &b| unique[a].name().cmp(unique[b].name()));
+    let mut locked: Vec<Option<MutexGuard<'_, State>>> = unique.iter().map(|_| None).collect();
+    for &i in &order {
+        let guard = unique[i].shared.lock();
+        if guard.deleted {
+            return Err(deleted(unique[i].name()));
+        }
+        locked[i] = Some(guard);
+    }
+    let mut guards: Vec<MutexGuard<'_, State>> = locked.into_iter().flatten().collect();
+    let now = unique.first().map_or(0, |q| q.registry.now());
+    let mut txs: Vec<Tx<'_>> = guards
+        .iter_mut()
+        .zip(&unique)
+        .map(|(g, q)| Tx::new(q.name(), &q.ks, g, now))
+        .collect();
+    let result = op(&mut txs).and_then(|value| {
+        let mut batch = commit.plain;
+        for tx in &mut txs {
+            batch.append(&tx.take_writes()?)?;
+        }
+        match commit.check {
+            Some(check) => db.commit_checked(batch, commit.sync, check)?,
+            None => {
+                db.write(batch, commit.sync)?;
+            }
+        }
+        Ok(value)
+    });
+    let wakes: Vec<bool> = txs.iter().map(|t| t.wakes).collect();
+    let value = match result {
+        Ok(value) => value,
+        Err(e) => {
+            for tx in &mut txs {
+                tx.rollback();
+            }
+            return Err(e);
+        }
+    };
+    drop(txs);
+    for ((guard, q), wake) in guards.iter_mut().zip(&unique).zip(wakes) {
+        if wake {
+            guard.generation += 1;
+            q.shared.available.notify_all();
+        }
+    }
+    Ok(value)
+}
+
+/// Runs `op` on `queue` alone and undoes everything it changed (reads that move through the
+/// state, like a peek).
+pub(crate) fn inspect<T>(queue: &Queue, op: impl FnOnce(&mut Tx<'_>) -> Result<T>) -> Result<T> {
+    let mut guard = queue.shared.lock();
+    if guard.deleted {
+        return Err(deleted(queue.name()));
+    }
+    let mut tx = Tx::new(queue.name(), &queue.ks, &mut guard, queue.registry.now());
+    let result = op(&mut tx);
+    tx.rollback();
+    result
+}
+
+pub(crate) fn deleted(name: &str) -> Error {
+    Error::InvalidArgument(format!("queue {name:?} was deleted"))
+}

@@ -1,0 +1,257 @@
+//! Durable queues in the database: Kestrel's reliable reads, embedded, atomic with the
+//! application's own writes.
+//!
+//! ```
+//! use std::time::Duration;
+//! use shaledb::queue::{PushOptions, QueueOptions, ReserveOptions};
+//! use shaledb::{Batch, Db, Options, WriteOptions};
+//!
+//! let db = Db::open_in_memory(Options::default())?;
+//! let jobs = db.queue("jobs", QueueOptions::default())?;
+//! jobs.push(b"resize 1.jpg", PushOptions::default())?;
+//!
+//! // A job and the record it is about, in one atomic write.
+//! let mut batch = Batch::new();
+//! batch.put(&db.default_keyspace(), b"photo:2", b"...")?.push(&jobs, b"resize 2.jpg", PushOptions::default())?;
+//! db.write(&batch, WriteOptions::default())?;
+//!
+//! // A reliable read: invisible to other consumers until acked; back by itself if the lease
+//! // runs out, and delivered again after a crash.
+//! let job = jobs.reserve(ReserveOptions { lease: Some(Duration::from_secs(30)), ..Default::default() })?
+//!     .expect("a job");
+//! assert_eq!(job.value, b"resize 1.jpg");
+//! jobs.ack(job.lease())?;
+//! assert_eq!(jobs.take(None)?.map(|j| j.value), Some(b"resize 2.jpg".to_vec()));
+//! # Ok::<(), shaledb::Error>(())
+//! ```
+//!
+//! # Model
+//!
+//! A queue is a stream of items with increasing ids (in commit order) and one or more
+//! *consumer groups* (the default group `""`, and named ones from [`Queue::group`]), each with
+//! its own position in the stream and its own reservations: every group sees every item pushed
+//! after it was created (fanout). An item is deleted once every group is done with it (taken,
+//! acked, expired, or moved to the dead-letter queue), or when a `DiscardOldest` limit drops it.
+//!
+//! Each queue lives in its own keyspace. Reads seek straight to a group's position (consumed
+//! items are never scanned); consumed stretches are also covered by range tombstones, so
+//! compaction drops them. In memory a queue keeps its counters and each group's position and
+//! pending entries (reserved, released, delayed items): bounded by those, not by the backlog.
+//!
+//! Every queue operation is one atomic write; its in-memory effects are undone if the write
+//! fails. Pushes and acks can also join a [`Batch`](crate::Batch) or a
+//! [`Transaction`](crate::Transaction) with ordinary writes ([`crate::Batch::push`],
+//! [`crate::Batch::ack`]).
+
+mod admin;
+mod consume;
+mod deferred;
+mod handle;
+mod item;
+mod layout;
+mod locked;
+mod options;
+mod produce;
+mod registry;
+mod state;
+mod tx;
+
+use std::sync::Arc;
+
+pub use admin::{GroupStats, QueueStats};
+pub use handle::Queue;
+pub use item::{Lease, QueueItem};
+pub use options::{GroupStart, PushOptions, QueueOptions, ReserveOptions, WhenFull};
+
+use crate::db::{Db, IterOptions, Keyspace};
+use crate::queue::registry::{Registry, Shared};
+use crate::queue::state::State;
+use crate::write::batch::WriteBatch;
+use crate::{Error, Result};
+
+/// The reserved keyspace holding every queue's name and options.
+const CATALOG: &str = "\0queues";
+
+/// Longest queue or group name, in bytes.
+pub const MAX_NAME_LEN: usize = 200;
+
+impl Db {
+    /// The queue `name`, created durably if missing, with `options` (stored with the queue:
+    /// opening it with other options replaces them). Names are 1 to 200 bytes, no NUL.
+    pub fn queue(&self, name: &str, options: QueueOptions) -> Result<Queue> {
+        validate_options(name, &options)?;
+        open(self, name, Some(options))
+    }
+
+    /// The names of the queues, sorted.
+    pub fn queues(&self) -> Result<Vec<String>> {
+        let catalog = self.reserved_keyspace(CATALOG)?;
+        catalog
+            .iter(IterOptions::default())?
+            .map(|e| {
+                let (k, _) = e?;
+                String::from_utf8(k)
+                    .map_err(|_| Error::corruption("queue catalog", 0, "a queue name is not UTF-8"))
+            })
+            .collect()
+    }
+
+    /// Deletes queue `name` and every item in it; returns false if there was no such queue.
+    /// Handles still held fail with `InvalidArgument`; waiting consumers wake up and fail.
+    pub fn delete_queue(&self, name: &str) -> Result<bool> {
+        validate_name("queue", name)?;
+        let registry = Registry::of(&self.inner);
+        let mut queues = registry.queues();
+        let catalog = self.reserved_keyspace(CATALOG)?;
+        if catalog.get(name.as_bytes())?.is_none() {
+            return Ok(false);
+        }
+        let ks = self.reserved_keyspace(&keyspace_name(name))?;
+        let shared = queues.get(name).cloned();
+        let mut guard = shared.as_ref().map(|s| s.lock());
+        let mut batch = WriteBatch::new();
+        batch.delete_prefixed(&catalog.prefix, name.as_bytes())?;
+        batch.delete_range(
+            &[&ks.prefix[..], layout::ALL_START].concat(),
+            &[&ks.prefix[..], layout::ALL_END].concat(),
+        )?;
+        self.inner.write(batch, false)?;
+        if let Some(state) = guard.as_deref_mut() {
+            state.deleted = true;
+        }
+        drop(guard);
+        if let Some(s) = queues.remove(name) {
+            s.available.notify_all();
+        }
+        Ok(true)
+    }
+
+    /// Replaces the clock queues use for leases, delays and expiry (milliseconds since the
+    /// Unix epoch). For the WebAssembly bindings (wasm32 has no clock) and for tests.
+    #[doc(hidden)]
+    pub fn set_queue_clock(&self, clock: Arc<dyn Fn() -> u64 + Send + Sync>) {
+        Registry::of(&self.inner).set_clock(clock);
+    }
+}
+
+/// Opens queue `name` of `db`: with `Some(options)` creating it or replacing its options; with
+/// `None` creating it with default options or keeping the stored ones.
+pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result<Queue> {
+    validate_name("queue", name)?;
+    let registry = Registry::of(&db.inner);
+    let mut queues = registry.queues();
+    let ks = db.reserved_keyspace(&keyspace_name(name))?;
+    let catalog = db.reserved_keyspace(CATALOG)?;
+    let shared = match queues.get(name) {
+        Some(shared) => {
+            if let Some(options) = options {
+                let mut state = shared.lock();
+                if state.options != options {
+                    catalog.put(name.as_bytes(), &layout::encode_options(&options))?;
+                    state.options = options;
+                }
+            }
+            shared.clone()
+        }
+        None => {
+            let stored = catalog
+                .get(name.as_bytes())?
+                .map(|v| layout::decode_options(&v, name))
+                .transpose()?;
+            let state = match stored {
+                Some(stored) => {
+                    let options = options.unwrap_or(stored.clone());
+                    if options != stored {
+                        catalog.put(name.as_bytes(), &layout::encode_options(&options))?;
+                    }
+                    State::load(&ks, name, options, registry.now())?
+                }
+                None => create(db, &catalog, &ks, name, options.unwrap_or_default())?,
+            };
+            let shared = Arc::new(Shared::new(name, state));
+            queues.insert(name.to_owned(), shared.clone());
+            shared
+        }
+    };
+    drop(queues);
+    Ok(Queue {
+        db: db.clone(),
+        ks,
+        shared,
+        registry,
+        group: Arc::from(""),
+    })
+}
+
+/// Creates queue `name`: its catalog entry, counters and default group, in one write.
+fn create(
+    db: &Db,
+    catalog: &Keyspace,
+    ks: &Keyspace,
+    name: &str,
+    options: QueueOptions,
+) -> Result<State> {
+    let state = State::new(options);
+    let mut batch = WriteBatch::new();
+    batch.put_prefixed(
+        &catalog.prefix,
+        name.as_bytes(),
+        &layout::encode_options(&state.options),
+    )?;
+    batch.put_prefixed(&ks.prefix, layout::STATS_KEY, &state.counters.encode())?;
+    batch.put_prefixed(
+        &ks.prefix,
+        &layout::group_key(""),
+        &layout::encode_group(state.counters.next_id),
+    )?;
+    db.inner.write(batch, false)?;
+    Ok(state)
+}
+
+fn keyspace_name(queue: &str) -> String {
+    format!("\0queue:{queue}")
+}
+
+/// The dead-letter queue of queue `name`.
+pub(crate) fn dead_letter_name(name: &str, options: &QueueOptions) -> String {
+    options
+        .dead_letter
+        .clone()
+        .unwrap_or_else(|| format!("{name}.dead"))
+}
+
+/// `InvalidArgument` unless `name` is a valid queue name (`what == "queue"`: 1 to 200 bytes)
+/// or group name (0 to 200 bytes; `""` is the default group), with no NUL.
+pub(crate) fn validate_name(what: &str, name: &str) -> Result<()> {
+    let empty_ok = what != "queue";
+    if (name.is_empty() && !empty_ok) || name.len() > MAX_NAME_LEN || name.contains('\0') {
+        return Err(Error::InvalidArgument(format!(
+            "a {what} name must be {} to {MAX_NAME_LEN} bytes with no NUL character",
+            u8::from(!empty_ok)
+        )));
+    }
+    Ok(())
+}
+
+fn validate_options(name: &str, o: &QueueOptions) -> Result<()> {
+    if o.max_deliveries == Some(0) {
+        return Err(Error::InvalidArgument(
+            "max_deliveries must be at least 1".into(),
+        ));
+    }
+    if o.default_lease.is_zero() {
+        return Err(Error::InvalidArgument(
+            "default_lease must be at least 1 ms".into(),
+        ));
+    }
+    if o.max_deliveries.is_some() {
+        let dead = dead_letter_name(name, o);
+        validate_name("queue", &dead)?;
+        if dead == name {
+            return Err(Error::InvalidArgument(
+                "a queue cannot be its own dead-letter queue".into(),
+            ));
+        }
+    }
+    Ok(())
+}

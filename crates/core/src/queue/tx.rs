@@ -1,0 +1,135 @@
+//! [`Tx`]: one operation on a locked queue. Every change to the in-memory state goes with its
+//! write into the operation's batch and an undo entry, so that a commit that fails (a conflict,
+//! a full disk) leaves the state as it was. Nothing is visible to others until the queue's
+//! lock is released, which happens after the commit.
+
+use crate::db::Keyspace;
+use crate::queue::layout::{self, Counters, Pending};
+use crate::queue::state::State;
+use crate::write::batch::WriteBatch;
+use crate::Result;
+
+/// How an operation changed the state, to be undone in reverse order.
+#[derive(Debug)]
+enum Undo {
+    Next(String, u64),
+    Pending(String, u64, Option<Pending>),
+    Counters(Counters),
+}
+
+/// An operation in progress on one queue (module doc).
+pub(crate) struct Tx<'a> {
+    pub name: &'a str,
+    pub ks: &'a Keyspace,
+    pub state: &'a mut State,
+    /// "Now" for the whole operation (milliseconds since the Unix epoch).
+    pub now: u64,
+    /// The operation's writes, stored keys (keyspace prefix included).
+    pub batch: WriteBatch,
+    undo: Vec<Undo>,
+    counters_changed: bool,
+    /// Whether an item became available (a push, a release): waiters are woken after commit.
+    pub wakes: bool,
+}
+
+impl<'a> Tx<'a> {
+    pub(crate) fn new(name: &'a str, ks: &'a Keyspace, state: &'a mut State, now: u64) -> Tx<'a> {
+        Tx {
+            name,
+            ks,
+            state,
+            now,
+            batch: WriteBatch::new(),
+            undo: Vec::new(),
+            counters_changed: false,
+            wakes: false,
+        }
+    }
+
+    pub(crate) fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.batch.put_prefixed(&self.ks.prefix, key, value)
+    }
+
+    pub(crate) fn delete(&mut self, key: &[u8]) -> Result<()> {
+        self.batch.delete_prefixed(&self.ks.prefix, key)
+    }
+
+    pub(crate) fn delete_range(&mut self, start: &[u8], end: &[u8]) -> Result<()> {
+        let start = [&self.ks.prefix[..], start].concat();
+        let end = [&self.ks.prefix[..], end].concat();
+        self.batch.delete_range(&start, &end)
+    }
+
+    /// Moves `group`'s stream position to `next`.
+    pub(crate) fn set_next(&mut self, group: &str, next: u64) -> Result<()> {
+        let Some(g) = self.state.groups.get_mut(group) else {
+            return Ok(());
+        };
+        self.undo.push(Undo::Next(group.to_owned(), g.next));
+        g.next = next;
+        self.put(&layout::group_key(group), &layout::encode_group(next))
+    }
+
+    /// Sets (`Some`) or removes (`None`) the pending entry of item `id` in `group`.
+    pub(crate) fn set_pending(
+        &mut self,
+        group: &str,
+        id: u64,
+        entry: Option<Pending>,
+    ) -> Result<()> {
+        let Some(g) = self.state.groups.get_mut(group) else {
+            return Ok(());
+        };
+        let old = g.set_pending(id, entry);
+        if old.is_none() && entry.is_none() {
+            return Ok(());
+        }
+        self.undo.push(Undo::Pending(group.to_owned(), id, old));
+        let key = layout::pending_key(group, id);
+        match entry {
+            Some(p) => self.put(&key, &p.encode()),
+            None => self.delete(&key),
+        }
+    }
+
+    /// The counters, to change (written at the end of the operation).
+    pub(crate) fn counters(&mut self) -> &mut Counters {
+        if !self.counters_changed {
+            self.counters_changed = true;
+            self.undo.push(Undo::Counters(self.state.counters));
+        }
+        &mut self.state.counters
+    }
+
+    /// The operation's writes, counters included; the state keeps its changes.
+    pub(crate) fn take_writes(&mut self) -> Result<WriteBatch> {
+        if self.counters_changed {
+            self.counters_changed = false;
+            let encoded = self.state.counters.encode();
+            self.put(layout::STATS_KEY, &encoded)?;
+        }
+        Ok(std::mem::take(&mut self.batch))
+    }
+
+    /// Undoes every change to the state (the writes are dropped with the batch).
+    pub(crate) fn rollback(&mut self) {
+        while let Some(u) = self.undo.pop() {
+            match u {
+                Undo::Next(group, next) => {
+                    if let Some(g) = self.state.groups.get_mut(&group) {
+                        g.next = next;
+                    }
+                }
+                Undo::Pending(group, id, old) => {
+                    if let Some(g) = self.state.groups.get_mut(&group) {
+                        g.set_pending(id, old);
+                    }
+                }
+                Undo::Counters(c) => self.state.counters = c,
+            }
+        }
+        self.counters_changed = false;
+        self.batch = WriteBatch::new();
+        self.wakes = false;
+    }
+}
