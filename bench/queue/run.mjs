@@ -5,7 +5,7 @@
 // reserve+ack round trips with bench/queue's `reserve-ack` client. Appends JSON lines to
 // bench/results/queue.jsonl. bench/run-queue.sh builds everything, then runs this.
 //
-//   node bench/queue/run.mjs [--engines=shaledb,siberite,darner] [flood|packing|rss|reserve-ack ...]
+//   node bench/queue/run.mjs [--engines=shaledb,siberite,darner] [flood|packing|rss|reserve-ack|inproc ...]
 //
 // Environment (defaults finish in ~10-15 minutes on 2 cores; siberite's published run in ()):
 //   QUEUE_BENCH_FLOOD_OPS    sets (and as many gets) per connection count, 50000 (1,000,000)
@@ -15,6 +15,7 @@
 //   QUEUE_BENCH_RSS_MAX      largest RSS step, 524048 (524,048)
 //   QUEUE_BENCH_RA_ITEMS     items read per reserve+ack case, 50000
 //   QUEUE_BENCH_DIR          where the servers keep their data (default bench/queue/.build/data)
+//   QUEUE_INPROC_N           items per in-process case, 200000
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
@@ -249,6 +250,8 @@ const groups = [
   ["packing/64B", (e) => packing(e, pack64, 64, "64B")],
   ["rss", rss],
 ];
+// The queue API in-process (bench/queue/src/bin/queue_inproc.rs): ShaleDB only, no server.
+const inproc = join(here, "target", "release", "queue-inproc");
 for (const [name, fn] of groups) {
   if (!wanted(name)) continue;
   for (const engine of engineNames) {
@@ -258,4 +261,10 @@ for (const [name, fn] of groups) {
     await fn(engine);
     console.log(`-- ${name} on ${engine}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
+}
+if (wanted("inproc") && engineNames.includes("shaledb")) {
+  dropPageCache();
+  const t0 = Date.now();
+  execFileSync(inproc, [], { stdio: "inherit", env: { ...env, SHALEDB_BENCH_RUN: run, SHALEDB_BENCH_RESULTS: results } });
+  console.log(`-- inproc on shaledb: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

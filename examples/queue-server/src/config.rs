@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::core_api::QueueOptions;
+use shaledb::queue::QueueOptions;
 
 /// The server's settings (see `shaledb-queue-server --help`).
 #[derive(Debug, Clone)]

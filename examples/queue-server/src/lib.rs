@@ -12,7 +12,6 @@
 
 pub mod config;
 pub mod connection;
-pub mod core_api;
 pub mod protocol;
 pub mod queues;
 pub mod server;

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
+use shaledb::queue::WhenFull;
 use shaledb::{Db, Options};
 use shaledb_queue_server::config::{Config, NO_OPEN_TIMEOUT};
-use shaledb_queue_server::core_api::WhenFull;
 use shaledb_queue_server::queues::Queues;
 use shaledb_queue_server::server::{accept_loop, Server};
 
@@ -123,7 +123,8 @@ async fn listen(address: &str) -> std::io::Result<tokio::net::TcpListener> {
             Err(e) => last = Some(e),
         }
     }
-    Err(last.unwrap_or_else(|| std::io::Error::other(format!("{address}: no address to listen on"))))
+    Err(last
+        .unwrap_or_else(|| std::io::Error::other(format!("{address}: no address to listen on"))))
 }
 
 /// Resolves on SIGINT or SIGTERM.

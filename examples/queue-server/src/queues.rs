@@ -3,8 +3,7 @@
 use std::collections::HashMap;
 use std::sync::RwLock;
 
-#[allow(unused_imports)]
-use crate::core_api::*;
+use shaledb::queue::{Queue, QueueOptions};
 use shaledb::{Db, Error, Result};
 
 /// Every queue of the database, opened on first use with the server's [`QueueOptions`].

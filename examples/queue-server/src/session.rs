@@ -14,10 +14,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use shaledb::queue::{Lease, PushOptions, Queue, QueueItem, ReserveOptions};
 use shaledb::Error;
 
-#[allow(unused_imports)]
-use crate::core_api::*;
 use crate::protocol::{ttl_secs, GetOptions, Request};
 use crate::server::{Server, VERSION};
 use crate::stats::{bump, render};
@@ -120,9 +119,11 @@ impl Session {
     ) -> shaledb::Result<()> {
         bump(&self.server.counters.cmd_set);
         let queue = self.server.queues.get(name)?;
-        let mut options = PushOptions::default();
-        options.sync = sync;
-        options.ttl = ttl_secs(exptime, now_unix()).map(Duration::from_secs);
+        let options = PushOptions {
+            sync,
+            ttl: ttl_secs(exptime, now_unix()).map(Duration::from_secs),
+            ..PushOptions::default()
+        };
         let pushed = if sync {
             blocking(move || queue.push(&data, options)).await
         } else {
@@ -218,9 +219,11 @@ impl Session {
         queue: &Queue,
         wait: Option<Duration>,
     ) -> shaledb::Result<Option<QueueItem>> {
-        let mut options = ReserveOptions::default();
-        options.lease = Some(self.server.config.open_timeout);
-        if let Some(item) = queue.reserve(options.clone())? {
+        let mut options = ReserveOptions {
+            lease: Some(self.server.config.open_timeout),
+            wait: None,
+        };
+        if let Some(item) = queue.reserve(options)? {
             return Ok(Some(item));
         }
         if wait.is_none() {

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::core_api::QueueStats;
+use shaledb::queue::QueueStats;
 
 /// Counters of the server since it started; every field counts up (but `curr_connections`).
 #[derive(Debug)]

@@ -91,7 +91,10 @@ fn read_reply(reader: &mut BufReader<TcpStream>) -> std::io::Result<bool> {
     if line == "END\r\n" {
         return Ok(false);
     }
-    let len: usize = match line.strip_prefix("VALUE ").map(|r| r.split_whitespace().nth(2)) {
+    let len: usize = match line
+        .strip_prefix("VALUE ")
+        .map(|r| r.split_whitespace().nth(2))
+    {
         Some(Some(n)) => n.parse().map_err(|_| bad(&line))?,
         _ => return Err(bad(&line)),
     };
