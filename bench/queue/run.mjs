@@ -8,9 +8,9 @@
 //   node bench/queue/run.mjs [--engines=shaledb,siberite,darner] [flood|packing|rss|reserve-ack|inproc ...]
 //
 // Environment (defaults finish in ~10-15 minutes on 2 cores; siberite's published run in ()):
-//   QUEUE_BENCH_FLOOD_OPS    sets (and as many gets) per connection count, 50000 (1,000,000)
+//   QUEUE_BENCH_FLOOD_OPS    sets (and as many gets) per connection count, 100000 (1,000,000)
 //   QUEUE_BENCH_PACK_OPS     sets (and as many gets) measured at each backlog step, 20000 (100,000)
-//   QUEUE_BENCH_PACK_1K_MAX  largest 1 KiB packing step, 262144 (8,388,608: 14M items in all)
+//   QUEUE_BENCH_PACK_1K_MAX  largest 1 KiB packing step, 1048576 (1.4M items in all; 8,388,608: 14M)
 //   QUEUE_BENCH_PACK_64_MAX  largest 64 B packing step, 262144 (134,217,728: 265M items)
 //   QUEUE_BENCH_RSS_MAX      largest RSS step, 524048 (524,048)
 //   QUEUE_BENCH_RA_ITEMS     items read per reserve+ack case, 50000
@@ -38,11 +38,11 @@ const engineNames = (enginesArg ? enginesArg.slice(10) : env.QUEUE_BENCH_ENGINES
 const filters = args.filter((a) => !a.startsWith("--"));
 const wanted = (group) => !filters.length || filters.some((f) => group.includes(f) || f.includes(group));
 
-const FLOOD_OPS = num("QUEUE_BENCH_FLOOD_OPS", 50_000);
+const FLOOD_OPS = num("QUEUE_BENCH_FLOOD_OPS", 100_000);
 const FLOOD_CONNS = [1, 10, 100, 1000];
 const PACK_OPS = num("QUEUE_BENCH_PACK_OPS", 20_000);
 const PACK_STEPS = [0, 1024, 16384, 65536, 262144, 1048576, 4194304, 8388608, 16777216, 33554432, 67108864, 134217728];
-const pack1k = PACK_STEPS.filter((s) => s <= num("QUEUE_BENCH_PACK_1K_MAX", 262_144));
+const pack1k = PACK_STEPS.filter((s) => s <= num("QUEUE_BENCH_PACK_1K_MAX", 1_048_576));
 const pack64 = PACK_STEPS.filter((s) => s <= num("QUEUE_BENCH_PACK_64_MAX", 262_144));
 const RSS_STEPS = [0, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262024, 524048].filter(
   (s) => s <= num("QUEUE_BENCH_RSS_MAX", 524_048),

@@ -16,6 +16,9 @@ use crate::stats::bump;
 /// Bytes read from the socket at a time (the buffer grows to hold a whole `set`).
 const READ_CHUNK: usize = 16 << 10;
 
+/// Largest buffer a connection keeps between requests.
+const BUFFER_KEPT: usize = 1 << 20;
+
 /// Serves one client until it disconnects, sends `quit`, or sends a request after which the
 /// stream cannot be followed.
 pub async fn serve(mut stream: TcpStream, server: Arc<Server>) {
@@ -69,6 +72,19 @@ async fn run(
             }
         }
         input.drain(..start.min(input.len()));
+        // A client that left while it waited (`get q/t=...`) must not lose the item its wait
+        // reserved: its closed connection reads as end of file before the reply is written
+        // (a write to it would still succeed).
+        let mut read_ahead = false;
+        if session.has_unacked() {
+            input.reserve(READ_CHUNK);
+            match stream.try_read_buf(&mut input) {
+                Ok(0) => return Ok(()),
+                Ok(_) => read_ahead = true,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+        }
         if !out.is_empty() {
             stream.write_all(&out).await?;
             out.clear();
@@ -76,6 +92,16 @@ async fn run(
         }
         if close {
             return Ok(());
+        }
+        // After a large item, give its buffers back instead of keeping them while idle.
+        if input.is_empty() && input.capacity() > BUFFER_KEPT {
+            input = Vec::with_capacity(READ_CHUNK);
+        }
+        if out.capacity() > BUFFER_KEPT {
+            out = Vec::with_capacity(READ_CHUNK);
+        }
+        if read_ahead {
+            continue; // the next request may be complete already
         }
         input.reserve(READ_CHUNK);
         if stream.read_buf(&mut input).await? == 0 {

@@ -82,6 +82,12 @@ impl Session {
         Flow::Continue
     }
 
+    /// Whether replies about to be written carry items of plain `get`s that waited (see
+    /// [`Session::after_write`]).
+    pub fn has_unacked(&self) -> bool {
+        !self.unacked.is_empty()
+    }
+
     /// The reply was written: acknowledges the items of plain `get`s that waited.
     pub fn after_write(&mut self) {
         for (q, lease) in self.unacked.drain(..) {

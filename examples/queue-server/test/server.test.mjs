@@ -1,6 +1,7 @@
 // The queue server driven by a real memcache client library (npm `memcached`, text protocol)
 // over loopback: Kestrel's reads (open, close, abort, peek, t=), disconnects, a crash.
 import assert from "node:assert/strict";
+import { createConnection } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { client, dataDir, raw, sleep, startServer } from "./harness.mjs";
 
@@ -101,6 +102,28 @@ describe("queue server with one data directory", () => {
     assert.equal(await b.get("disconnect"), undefined);
     a.end();
     assert.equal(await b.get("disconnect/t=3000"), "unfinished");
+  });
+
+  test("an item that comes for a client that left during its wait stays in the queue", async () => {
+    const b = connect();
+    const leaver = createConnection({ host: "127.0.0.1", port: server.port });
+    await new Promise((r) => leaver.once("connect", r));
+    leaver.write("get leave/t=5000\r\n");
+    await sleep(100);
+    leaver.end();
+    await sleep(100);
+    await b.set("leave", "kept");
+    assert.equal(await b.get("leave/t=3000"), "kept");
+  });
+
+  test("a plain get that waited removes its item", async () => {
+    const a = connect();
+    const b = connect();
+    const pending = a.get("waited/t=5000");
+    await sleep(100);
+    await b.set("waited", "once");
+    assert.equal(await pending, "once");
+    assert.equal(await b.get("waited/t=200"), undefined);
   });
 
   test("delete drops a queue, flush empties it, stats count items per queue", async () => {
