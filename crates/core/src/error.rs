@@ -173,6 +173,20 @@ pub enum Error {
         id: u64,
     },
 
+    /// A topic read or subscription started outside the records the topic holds: below its
+    /// first retained offset (retention dropped them) or past its next offset.
+    #[error("offset {offset} of topic {topic:?} is out of range: it holds offsets {first} to {next} (exclusive)")]
+    OffsetOutOfRange {
+        /// The topic's name.
+        topic: String,
+        /// The offset asked for.
+        offset: u64,
+        /// The first offset the topic holds now.
+        first: u64,
+        /// The offset the next record will get.
+        next: u64,
+    },
+
     /// An ack, release or extend named a lease that is no longer held: it ran out (the item
     /// went back, and may have been delivered again) or it was released.
     #[error("the lease on item {id} of queue {queue:?} is no longer held: it ran out or the item went back")]
@@ -222,6 +236,7 @@ impl Error {
             Error::QueueFull { .. } => "QUEUE_FULL",
             Error::UnknownReservation { .. } => "UNKNOWN_RESERVATION",
             Error::LeaseExpired { .. } => "LEASE_EXPIRED",
+            Error::OffsetOutOfRange { .. } => "OFFSET_OUT_OF_RANGE",
             Error::Poisoned {
                 storage_full: true, ..
             } => "QUOTA",

@@ -66,6 +66,7 @@ pub mod queue;
 pub mod recordio;
 pub mod sstable;
 pub mod storage;
+pub mod topic;
 pub mod verify;
 
 // The engine's inner layers: public for the bindings, the benchmarks and the tests, not a

@@ -107,9 +107,10 @@ pub(crate) struct DbInner {
     /// Mirrors `State::poisoned.is_some()`, so the write path checks it without a lock.
     pub(crate) poisoned: AtomicBool,
     pub(crate) lock: Mutex<Option<Box<dyn StorageLock>>>,
-    /// Shared in-memory state of the layers built on the engine (the queues' registry), made
-    /// on first use. It must not hold a handle to the database (that would be a cycle).
-    pub(crate) layers: std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
+    /// Shared in-memory state of the layers built on the engine (the registries of queues and
+    /// topics), one per type, made on first use ([`DbInner::layer`]). None may hold a handle to
+    /// the database (that would be a cycle).
+    pub(crate) layers: Mutex<Vec<Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 impl std::fmt::Debug for DbInner {
@@ -121,6 +122,23 @@ impl std::fmt::Debug for DbInner {
 }
 
 impl DbInner {
+    /// The shared state of type `T` of a layer built on the engine, made by `create` on first
+    /// use.
+    pub(crate) fn layer<T: std::any::Any + Send + Sync>(
+        &self,
+        create: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        let mut layers = self.layers.lock().unwrap_or_else(PoisonError::into_inner);
+        for l in layers.iter() {
+            if let Ok(found) = l.clone().downcast::<T>() {
+                return found;
+            }
+        }
+        let made = Arc::new(create());
+        layers.push(made.clone());
+        made
+    }
+
     /// The current consistent view.
     pub(crate) fn view(&self) -> Arc<View> {
         self.view

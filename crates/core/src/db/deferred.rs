@@ -1,11 +1,14 @@
-//! The seam through which layers built on the engine (queues) join a [`Batch`] or a
+//! The seam through which layers built on the engine (queues, topics) join a [`Batch`] or a
 //! [`crate::Transaction`]: their writes are *deferred*, turned into keys and values only at
-//! commit, under the layer's own locks, so that ids they assign follow commit order.
+//! commit, under the layer's own locks, so that ids they assign follow commit order. Several
+//! layers in one batch nest: each takes its locks and adds its writes, then hands the batch on;
+//! the innermost commits it.
 
 use std::any::Any;
 use std::sync::Arc;
 
 use crate::db::core::DbInner;
+use crate::db::keyspace::Batch;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
@@ -20,20 +23,71 @@ pub(crate) trait MaybeSendSync {}
 #[cfg(target_arch = "wasm32")]
 impl<T> MaybeSendSync for T {}
 
-/// Writes a layer added to a batch, materialized when the batch commits.
+/// Commits a batch, once every layer added its writes.
+pub(crate) type CommitFn<'a> = dyn FnMut(WriteBatch) -> Result<()> + 'a;
+
+/// The writes one layer added to a batch, materialized when the batch commits.
 pub(crate) trait DeferredWrites: MaybeSendSync + std::fmt::Debug {
     /// For the layer to find its own writes again when more are added.
     fn as_any_mut(&mut self) -> &mut dyn Any;
 
-    /// Commits `plain` (the batch's ordinary writes, encoded) together with the deferred
-    /// writes, atomically. `check` runs under the commit lock with no other commit in between
-    /// (optimistic transactions); an error from it writes nothing. Returns the ids the
-    /// deferred writes were given, in the order they were added.
+    /// Whether one of the writes asks for the whole batch to be synced.
+    fn wants_sync(&self) -> bool;
+
+    /// Layers nest in the order of their ranks, whatever order a batch added them in, so that
+    /// two batches never take two layers' locks in opposite orders.
+    fn rank(&self) -> u8;
+
+    /// Takes the layer's locks, appends its writes to `batch` and calls `commit` with it (which
+    /// commits, or hands on to the next layer); keeps its in-memory changes if that succeeds,
+    /// undoes them if not. Returns `(index, id)` of the writes that get ids, `index` being the
+    /// one [`Batch::deferred_mut`] gave.
     fn commit(
         &self,
         db: &Arc<DbInner>,
-        plain: WriteBatch,
-        sync: bool,
-        check: Option<&mut dyn FnMut() -> Result<()>>,
-    ) -> Result<Vec<u64>>;
+        batch: WriteBatch,
+        commit: &mut CommitFn<'_>,
+    ) -> Result<Vec<(usize, u64)>>;
+}
+
+/// Commits `batch` (the plain writes, encoded) with the deferred writes of `layers`, nesting
+/// them in order; `commit` does the final write. Returns the ids in the order the writes were
+/// added to the batch.
+pub(crate) fn commit_layers(
+    db: &Arc<DbInner>,
+    layers: &[Box<dyn DeferredWrites>],
+    batch: WriteBatch,
+    commit: &mut CommitFn<'_>,
+) -> Result<Vec<u64>> {
+    let mut ordered: Vec<&dyn DeferredWrites> = layers.iter().map(|l| &**l).collect();
+    ordered.sort_by_key(|l| l.rank());
+    let mut ids = nest(db, &ordered, batch, commit)?;
+    ids.sort_unstable_by_key(|&(index, _)| index);
+    Ok(ids.into_iter().map(|(_, id)| id).collect())
+}
+
+fn nest(
+    db: &Arc<DbInner>,
+    layers: &[&dyn DeferredWrites],
+    batch: WriteBatch,
+    commit: &mut CommitFn<'_>,
+) -> Result<Vec<(usize, u64)>> {
+    let Some((first, rest)) = layers.split_first() else {
+        commit(batch)?;
+        return Ok(Vec::new());
+    };
+    let mut inner = Vec::new();
+    let mut ids = first.commit(db, batch, &mut |b| {
+        inner = nest(db, rest, b, commit)?;
+        Ok(())
+    })?;
+    ids.append(&mut inner);
+    Ok(ids)
+}
+
+impl Batch {
+    /// Whether a layer's write asks for the batch to be synced.
+    pub(crate) fn deferred_wants_sync(&self) -> bool {
+        self.deferred.iter().any(|d| d.wants_sync())
+    }
 }

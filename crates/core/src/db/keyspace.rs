@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::db::core::DbInner;
-use crate::db::deferred::DeferredWrites;
+use crate::db::deferred::{commit_layers, DeferredWrites};
 use crate::db::iterator::DbIterator;
 use crate::db::keys;
 use crate::db::read::ReadAt;
@@ -146,8 +146,9 @@ impl Keyspace {
 pub struct Batch {
     inner: WriteBatch,
     db: Option<Arc<DbInner>>,
-    /// Writes of layers built on the engine (queue pushes and acks), materialized at commit.
-    deferred: Option<Box<dyn DeferredWrites>>,
+    /// Writes of layers built on the engine (queue pushes and acks, topic appends), one entry
+    /// per layer, materialized at commit.
+    pub(crate) deferred: Vec<Box<dyn DeferredWrites>>,
     deferred_len: usize,
 }
 
@@ -210,24 +211,36 @@ impl Batch {
     /// Removes every operation.
     pub fn clear(&mut self) {
         self.inner.clear();
-        self.deferred = None;
+        self.deferred.clear();
         self.deferred_len = 0;
     }
 
     /// The deferred writes of type `T` (creating them with `create`), after binding the batch
-    /// to `db`. For the layers built on the engine; counts one more operation.
+    /// to `db`, and the index of the write about to be added (the order of the ids
+    /// [`crate::Db::write_with_ids`] returns). For the layers built on the engine.
     pub(crate) fn deferred_mut<T: DeferredWrites + 'static>(
         &mut self,
         db: &Arc<DbInner>,
         create: impl FnOnce() -> T,
-    ) -> Result<&mut T> {
+    ) -> Result<(&mut T, usize)> {
         self.bind_db(db)?;
-        let deferred = self.deferred.get_or_insert_with(|| Box::new(create()));
+        let index = self.deferred_len;
         self.deferred_len += 1;
-        deferred
-            .as_any_mut()
-            .downcast_mut::<T>()
-            .ok_or_else(|| Error::InvalidArgument("a batch mixes writes of two layers".into()))
+        let at = match self
+            .deferred
+            .iter_mut()
+            .position(|d| d.as_any_mut().downcast_mut::<T>().is_some())
+        {
+            Some(at) => at,
+            None => {
+                self.deferred.push(Box::new(create()));
+                self.deferred.len() - 1
+            }
+        };
+        let layer = self.deferred[at].as_any_mut().downcast_mut::<T>();
+        layer
+            .map(|l| (l, index))
+            .ok_or_else(|| Error::InvalidArgument("a batch lost track of its writes".into()))
     }
 
     /// Commits the batch to `db` (its database): the plain writes, plus the deferred ones if
@@ -239,10 +252,15 @@ impl Batch {
         check: Option<&mut dyn FnMut() -> Result<()>>,
     ) -> Result<Vec<u64>> {
         let plain = self.encoded_for(db)?;
-        match (&self.deferred, check) {
-            (Some(deferred), check) => deferred.commit(db, plain, sync, check),
-            (None, Some(check)) => db.commit_checked(plain, sync, check).map(|()| Vec::new()),
-            (None, None) => db.write(plain, sync).map(|_| Vec::new()),
+        let sync = sync || self.deferred_wants_sync();
+        match check {
+            Some(check) => commit_layers(db, &self.deferred, plain, &mut |b| {
+                db.commit_checked(b, sync, check)
+            }),
+            None if self.deferred.is_empty() => db.write(plain, sync).map(|_| Vec::new()),
+            None => commit_layers(db, &self.deferred, plain, &mut |b| {
+                db.write(b, sync).map(|_| ())
+            }),
         }
     }
 
@@ -271,7 +289,7 @@ impl Batch {
 
     /// Whether the batch holds writes of a layer built on the engine.
     pub(crate) fn has_deferred(&self) -> bool {
-        self.deferred.is_some()
+        !self.deferred.is_empty()
     }
 
     /// The encoded batch, moved out (no copy), for `db`.

@@ -23,6 +23,7 @@
 
 mod background;
 mod checkpoint;
+pub(crate) mod clock;
 pub(crate) mod core;
 pub(crate) mod deferred;
 mod iterator;

@@ -182,7 +182,7 @@ impl DbInner {
             counters: Counters::default(),
             background: Background::default(),
             closed: AtomicBool::new(false),
-            layers: std::sync::OnceLock::new(),
+            layers: Mutex::new(Vec::new()),
             poisoned: AtomicBool::new(false),
             lock: Mutex::new(Some(lock)),
             options,

@@ -12,8 +12,9 @@ use crate::queue::tx::Tx;
 use crate::{Error, Result};
 
 /// Consumed items below the swept mark are also covered by one range tombstone once this many
-/// have gone by, so that compaction drops whole consumed stretches.
-const SWEEP_ITEMS: u64 = 4096;
+/// have gone by, so that compaction drops whole consumed stretches. Rare enough that a memtable
+/// holds few of them (every read builds the set of range tombstones it may cross).
+const SWEEP_ITEMS: u64 = 1 << 20;
 
 /// An item about to be delivered.
 #[derive(Debug)]
@@ -87,14 +88,20 @@ impl Tx<'_> {
                 deliveries,
             }));
         }
-        // The stream, from the group's position.
-        let next = self.group(group)?.next;
-        let stream = self.ks.iter(IterOptions {
-            lower: Bound::Included(layout::item_key(next).to_vec()),
-            upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
-            ..IterOptions::default()
-        })?;
-        for entry in stream {
+        // The stream, from the group's position (one iterator for the whole operation: a batch
+        // of deliveries reads on where the previous one stopped).
+        let mut stream = match self.stream.take() {
+            Some((g, it)) if g == group => it,
+            _ => {
+                let next = self.group(group)?.next;
+                self.ks.iter(IterOptions {
+                    lower: Bound::Included(layout::item_key(next).to_vec()),
+                    upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
+                    ..IterOptions::default()
+                })?
+            }
+        };
+        while let Some(entry) = stream.next() {
             let (key, record) = entry?;
             let id = layout::item_id(&key).ok_or_else(|| self.damaged("malformed item key"))?;
             self.set_next(group, id + 1)?;
@@ -109,12 +116,14 @@ impl Tx<'_> {
                 };
                 self.set_pending(group, id, Some(delayed))?;
             } else {
-                return Ok(Some(Candidate {
+                let candidate = Candidate {
                     id,
                     value: value.to_vec(),
                     pushed_at: header.pushed_at,
                     deliveries: 0,
-                }));
+                };
+                self.stream = Some((group.to_owned(), stream));
+                return Ok(Some(candidate));
             }
         }
         Ok(None)

@@ -6,11 +6,11 @@ use std::any::Any;
 use std::sync::Arc;
 
 use crate::db::core::DbInner;
-use crate::db::deferred::DeferredWrites;
+use crate::db::deferred::{CommitFn, DeferredWrites};
 use crate::db::{Batch, Transaction};
 use crate::queue::handle::Queue;
 use crate::queue::item::Lease;
-use crate::queue::locked::{self, Commit};
+use crate::queue::locked;
 use crate::queue::options::PushOptions;
 use crate::write::batch::WriteBatch;
 use crate::Result;
@@ -22,10 +22,11 @@ enum Op {
     Ack(Lease),
 }
 
-/// The queue operations of a batch, in the order they were added.
+/// The queue operations of a batch, in the order they were added, with their indexes in the
+/// batch.
 #[derive(Debug, Default)]
 struct QueueOps {
-    ops: Vec<(Queue, Op)>,
+    ops: Vec<(usize, Queue, Op)>,
 }
 
 impl DeferredWrites for QueueOps {
@@ -33,31 +34,31 @@ impl DeferredWrites for QueueOps {
         self
     }
 
+    fn wants_sync(&self) -> bool {
+        self.ops
+            .iter()
+            .any(|(_, _, op)| matches!(op, Op::Push(_, o) if o.sync))
+    }
+
+    fn rank(&self) -> u8 {
+        1
+    }
+
     fn commit(
         &self,
-        db: &Arc<DbInner>,
-        plain: WriteBatch,
-        sync: bool,
-        check: Option<&mut dyn FnMut() -> Result<()>>,
-    ) -> Result<Vec<u64>> {
-        let queues: Vec<&Queue> = self.ops.iter().map(|(q, _)| q).collect();
-        let commit = Commit {
-            plain,
-            sync: sync
-                || self
-                    .ops
-                    .iter()
-                    .any(|(_, op)| matches!(op, Op::Push(_, o) if o.sync)),
-            check,
-        };
-        locked::run(db, &queues, commit, |txs| {
+        _db: &Arc<DbInner>,
+        batch: WriteBatch,
+        commit: &mut CommitFn<'_>,
+    ) -> Result<Vec<(usize, u64)>> {
+        let queues: Vec<&Queue> = self.ops.iter().map(|(_, q, _)| q).collect();
+        locked::run(&queues, batch, commit, |txs| {
             let mut ids = Vec::new();
-            for (queue, op) in &self.ops {
+            for (index, queue, op) in &self.ops {
                 let Some(tx) = txs.iter_mut().find(|t| t.name == queue.name()) else {
                     continue;
                 };
                 match op {
-                    Op::Push(value, options) => ids.push(tx.push(value, options)?),
+                    Op::Push(value, options) => ids.push((*index, tx.push(value, options)?)),
                     Op::Ack(lease) => tx.ack(queue.group_name(), *lease)?,
                 }
             }
@@ -88,8 +89,8 @@ impl Batch {
     }
 
     fn queue_op(&mut self, queue: &Queue, op: Op) -> Result<&mut Batch> {
-        let ops = self.deferred_mut(&queue.db.inner, QueueOps::default)?;
-        ops.ops.push((queue.clone(), op));
+        let (ops, index) = self.deferred_mut(&queue.db.inner, QueueOps::default)?;
+        ops.ops.push((index, queue.clone(), op));
         Ok(self)
     }
 }

@@ -6,7 +6,8 @@ use std::time::Duration;
 use crate::db::{Db, Keyspace};
 use crate::queue::consume::Candidate;
 use crate::queue::item::{Lease, QueueItem};
-use crate::queue::locked::{self, Commit};
+use crate::queue::locked;
+
 use crate::queue::options::{millis, PushOptions, QueueOptions, ReserveOptions};
 use crate::queue::registry::{Registry, Shared};
 use crate::queue::tx::Tx;
@@ -190,10 +191,12 @@ impl Queue {
         };
         let mut queues = vec![self];
         queues.extend(dead.as_ref());
+        let db = &self.db.inner;
+        let mut commit = |b| db.write(b, sync).map(|_| ());
         locked::run(
-            &self.db.inner,
             &queues,
-            Commit::plain(sync),
+            crate::write::batch::WriteBatch::new(),
+            &mut commit,
             |txs| match txs {
                 [tx] => op(tx, None),
                 [tx, dead] => op(tx, Some(dead)),
@@ -240,6 +243,7 @@ impl Queue {
             else {
                 return Ok(items);
             };
+            self.db.inner.check_open()?;
             let guard = self.shared.lock();
             if guard.deleted {
                 return Err(locked::deleted(self.name()));
@@ -253,7 +257,10 @@ impl Queue {
                 .get(&*self.group)
                 .and_then(|g| g.next_wake())
                 .map(|t| Duration::from_millis(t.saturating_sub(clock).max(1)));
-            let sleep = timed.map_or(left, |t| t.min(left));
+            // Bounded, so that a closed database is noticed.
+            let sleep = timed
+                .map_or(left, |t| t.min(left))
+                .min(Duration::from_secs(1));
             drop(
                 self.shared
                     .available

@@ -5,38 +5,20 @@
 
 use std::sync::MutexGuard;
 
-use crate::db::core::DbInner;
+use crate::db::deferred::CommitFn;
 use crate::queue::handle::Queue;
 use crate::queue::state::State;
 use crate::queue::tx::Tx;
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
-/// How the writes of an operation are committed.
-pub(crate) struct Commit<'c> {
-    /// Writes of the caller's batch that go first (a batch mixing puts and queue operations).
-    pub plain: WriteBatch,
-    pub sync: bool,
-    /// Runs under the commit lock (optimistic transactions).
-    pub check: Option<&'c mut dyn FnMut() -> Result<()>>,
-}
-
-impl Commit<'_> {
-    pub(crate) fn plain(sync: bool) -> Commit<'static> {
-        Commit {
-            plain: WriteBatch::new(),
-            sync,
-            check: None,
-        }
-    }
-}
-
 /// Runs `op` with a [`Tx`] per queue of `queues` (deduplicated; `op` gets them in the order of
-/// `queues` with duplicates removed, first occurrence kept) and commits.
+/// `queues` with duplicates removed, first occurrence kept), appends the writes to `batch` and
+/// hands it to `commit`.
 pub(crate) fn run<T>(
-    db: &std::sync::Arc<DbInner>,
     queues: &[&Queue],
-    commit: Commit<'_>,
+    batch: WriteBatch,
+    commit: &mut CommitFn<'_>,
     op: impl FnOnce(&mut [Tx<'_>]) -> Result<T>,
 ) -> Result<T> {
     let mut unique: Vec<&Queue> = Vec::with_capacity(queues.len());
@@ -63,16 +45,11 @@ pub(crate) fn run<T>(
         .map(|(g, q)| Tx::new(q.name(), &q.ks, g, now))
         .collect();
     let result = op(&mut txs).and_then(|value| {
-        let mut batch = commit.plain;
+        let mut batch = batch;
         for tx in &mut txs {
             batch.append(&tx.take_writes()?)?;
         }
-        match commit.check {
-            Some(check) => db.commit_checked(batch, commit.sync, check)?,
-            None => {
-                db.write(batch, commit.sync)?;
-            }
-        }
+        commit(batch)?;
         Ok(value)
     });
     let wakes: Vec<bool> = txs.iter().map(|t| t.wakes).collect();

@@ -126,11 +126,12 @@ impl Db {
         Ok(true)
     }
 
-    /// Replaces the clock queues use for leases, delays and expiry (milliseconds since the
-    /// Unix epoch). For the WebAssembly bindings (wasm32 has no clock) and for tests.
+    /// Replaces the clock of queues (leases, delays, expiry) and topics (append times), in
+    /// milliseconds since the Unix epoch. For the WebAssembly bindings (wasm32 has no clock)
+    /// and for tests.
     #[doc(hidden)]
     pub fn set_queue_clock(&self, clock: Arc<dyn Fn() -> u64 + Send + Sync>) {
-        Registry::of(&self.inner).set_clock(clock);
+        self.inner.layer(crate::db::clock::Clock::system).set(clock);
     }
 }
 
@@ -164,7 +165,19 @@ pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result
                     if options != stored {
                         catalog.put(name.as_bytes(), &layout::encode_options(&options))?;
                     }
-                    State::load(&ks, name, options, registry.now())?
+                    let (state, returned) = State::load(&ks, name, options, registry.now())?;
+                    // The reservations that came back are written as such, so that the
+                    // state on disk is the state in memory.
+                    let mut batch = WriteBatch::new();
+                    for (group, id, entry) in returned {
+                        batch.put_prefixed(
+                            &ks.prefix,
+                            &layout::pending_key(&group, id),
+                            &entry.encode(),
+                        )?;
+                    }
+                    db.inner.write(batch, false)?;
+                    state
                 }
                 None => create(db, &catalog, &ks, name, options.unwrap_or_default())?,
             };

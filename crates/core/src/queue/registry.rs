@@ -2,13 +2,11 @@
 //! number of handles), the catalog of names and options, and the clock.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
+use crate::db::clock::Clock;
 use crate::db::core::DbInner;
 use crate::queue::state::State;
-
-/// Milliseconds since the Unix epoch.
-pub(crate) type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 /// One queue's state, shared by its handles.
 #[derive(Debug)]
@@ -36,57 +34,25 @@ impl Shared {
 /// The queues of a database.
 pub(crate) struct Registry {
     pub queues: Mutex<HashMap<String, Arc<Shared>>>,
-    clock: RwLock<Clock>,
+    clock: Arc<Clock>,
 }
 
 impl Registry {
     /// The registry of `db`, made on first use.
     pub(crate) fn of(db: &Arc<DbInner>) -> Arc<Registry> {
-        let any = db
-            .layers
-            .get_or_init(|| {
-                Arc::new(Registry {
-                    queues: Mutex::new(HashMap::new()),
-                    clock: RwLock::new(Arc::new(system_clock)),
-                })
-            })
-            .clone();
-        match any.downcast::<Registry>() {
-            Ok(r) => r,
-            // The slot only ever holds a registry.
-            Err(_) => unreachable!("the database's layer slot holds a queue registry"),
-        }
+        let clock = db.layer(Clock::system);
+        db.layer(|| Registry {
+            queues: Mutex::new(HashMap::new()),
+            clock,
+        })
     }
 
-    /// Milliseconds since the Unix epoch, by the registry's clock.
+    /// Milliseconds since the Unix epoch, by the database's clock.
     pub(crate) fn now(&self) -> u64 {
-        let clock = self
-            .clock
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        clock()
-    }
-
-    pub(crate) fn set_clock(&self, clock: Clock) {
-        *self.clock.write().unwrap_or_else(PoisonError::into_inner) = clock;
+        self.clock.now()
     }
 
     pub(crate) fn queues(&self) -> MutexGuard<'_, HashMap<String, Arc<Shared>>> {
         self.queues.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The system clock; on wasm32 (no clock in `std`) 0 until the bindings set one.
-fn system_clock() -> u64 {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        0
     }
 }

@@ -77,6 +77,9 @@ impl Group {
     }
 }
 
+/// A reservation that came back at load: `(group, id, entry)`.
+pub(crate) type Returned = (String, u64, Pending);
+
 /// A queue's state.
 #[derive(Debug)]
 pub(crate) struct State {
@@ -106,17 +109,19 @@ impl State {
 
     /// Loads the state of queue `name` from its keyspace. Every reservation open when the
     /// database was last closed (or crashed) comes back ready for delivery at `now`, its
-    /// delivery count kept: the consumer that held it is gone.
+    /// delivery count kept: the consumer that held it is gone. Returns the state and the
+    /// entries so changed, `(group, id, entry)`, for the caller to write.
     pub(crate) fn load(
         ks: &Keyspace,
         name: &str,
         options: QueueOptions,
         now: u64,
-    ) -> Result<State> {
+    ) -> Result<(State, Vec<Returned>)> {
         let counters = match ks.get(layout::STATS_KEY)? {
             Some(v) => Counters::decode(&v, name)?,
-            None => return Ok(State::new(options)),
+            None => return Ok((State::new(options), Vec::new())),
         };
+        let mut returned = Vec::new();
         let mut groups = BTreeMap::new();
         for entry in ks.iter(IterOptions::prefix(layout::GROUP_PREFIX.to_vec()))? {
             let (key, value) = entry?;
@@ -129,22 +134,25 @@ impl State {
             let (group, id) = layout::parse_pending_key(&key)
                 .ok_or_else(|| corrupt(name, "malformed pending key"))?;
             let mut pending = Pending::decode(&value, name)?;
-            if let PendingState::Leased(_) = pending.state {
-                pending.state = PendingState::Ready(now);
-            }
             // An entry of a removed group (removal deletes them in the same batch) cannot be;
             // tolerate it by ignoring it.
-            if let Some(g) = groups.get_mut(&group) {
-                g.set_pending(id, Some(pending));
+            let Some(g) = groups.get_mut(&group) else {
+                continue;
+            };
+            if let PendingState::Leased(_) = pending.state {
+                pending.state = PendingState::Ready(now);
+                returned.push((group, id, pending));
             }
+            g.set_pending(id, Some(pending));
         }
-        Ok(State {
+        let state = State {
             options,
             counters,
             groups,
             deleted: false,
             generation: 0,
-        })
+        };
+        Ok((state, returned))
     }
 
     /// Every item below this id is done for every group.

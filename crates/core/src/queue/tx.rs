@@ -3,7 +3,7 @@
 //! a full disk) leaves the state as it was. Nothing is visible to others until the queue's
 //! lock is released, which happens after the commit.
 
-use crate::db::Keyspace;
+use crate::db::{DbIterator, Keyspace};
 use crate::queue::layout::{self, Counters, Pending};
 use crate::queue::state::State;
 use crate::write::batch::WriteBatch;
@@ -30,6 +30,10 @@ pub(crate) struct Tx<'a> {
     counters_changed: bool,
     /// Whether an item became available (a push, a release): waiters are woken after commit.
     pub wakes: bool,
+    /// The stream iterator of the group being read, kept between deliveries of one operation.
+    /// It sees the queue as the operation began, which is all a reader needs: the operation
+    /// holds the queue's lock, and only moves forward past what it read.
+    pub stream: Option<(String, DbIterator)>,
 }
 
 impl<'a> Tx<'a> {
@@ -43,6 +47,7 @@ impl<'a> Tx<'a> {
             undo: Vec::new(),
             counters_changed: false,
             wakes: false,
+            stream: None,
         }
     }
 
@@ -131,5 +136,6 @@ impl<'a> Tx<'a> {
         self.counters_changed = false;
         self.batch = WriteBatch::new();
         self.wakes = false;
+        self.stream = None;
     }
 }

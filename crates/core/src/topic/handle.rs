@@ -1,0 +1,287 @@
+//! [`Topic`]: a handle on a named topic log.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use crate::db::{Db, IterOptions, Keyspace};
+use crate::topic::append;
+use crate::topic::layout;
+use crate::topic::locked;
+use crate::topic::options::{AppendOptions, From, ReadLimits, TopicOptions};
+use crate::topic::record::{self, NewRecord, Record};
+use crate::topic::shared::{Registry, Shared, State};
+use crate::write::batch::WriteBatch;
+use crate::{Error, Result};
+
+/// A named topic log of a database (see the [module documentation](crate::topic)). Cheap to
+/// clone; natively `Send + Sync`; every handle of one name shares one state.
+#[derive(Clone)]
+pub struct Topic {
+    pub(crate) db: Db,
+    pub(crate) ks: Keyspace,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) registry: Arc<Registry>,
+}
+
+impl std::fmt::Debug for Topic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Topic")
+            .field("name", &self.shared.name)
+            .finish()
+    }
+}
+
+/// Figures about a topic ([`Topic::stats`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TopicStats {
+    /// The first offset the topic holds.
+    pub first: u64,
+    /// The offset the next record gets.
+    pub next: u64,
+    /// Bytes of the held records as stored.
+    pub bytes: u64,
+    /// Per consumer group: name, committed offset, lag (records after it).
+    pub groups: Vec<(String, u64, u64)>,
+}
+
+impl Topic {
+    /// The topic's name.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The topic's options.
+    pub fn options(&self) -> TopicOptions {
+        self.shared.lock().options.clone()
+    }
+
+    /// Appends `record`; returns its offset. When it returns the record has reached the OS
+    /// (with `options.sync`, stable storage) and subscribers are woken.
+    pub fn append(&self, record: NewRecord, options: &AppendOptions) -> Result<u64> {
+        Ok(self.append_many(std::slice::from_ref(&record), options)?[0])
+    }
+
+    /// Appends every record of `records` atomically, at consecutive offsets; returns them.
+    pub fn append_many(&self, records: &[NewRecord], options: &AppendOptions) -> Result<Vec<u64>> {
+        for r in records {
+            self.db.inner.check_value(&r.value)?;
+        }
+        let db = &self.db.inner;
+        let now = self.registry.clock.now();
+        let mut commit = |b| db.write(b, options.sync).map(|_| ());
+        locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
+            append::append(ts[0].state, &self.ks, records, now, batch)
+        })
+    }
+
+    /// Up to `limits` records from `from` on, in offset order (empty at the end of the log).
+    /// Errors: `OffsetOutOfRange` when `from` is below the first record held (retention dropped
+    /// it) or past the next offset.
+    pub fn read(&self, from: &From, limits: ReadLimits) -> Result<Vec<Record>> {
+        let offset = self.resolve(from)?;
+        self.read_at(offset, limits)
+    }
+
+    /// The last `n` records (fewer if the topic holds fewer).
+    pub fn latest(&self, n: usize) -> Result<Vec<Record>> {
+        let c = self.state()?.counters;
+        let from = c.next.saturating_sub(n as u64).max(c.first);
+        self.read_at(
+            from,
+            ReadLimits {
+                limit: n,
+                max_bytes: usize::MAX,
+            },
+        )
+    }
+
+    /// The offset `from` names now.
+    pub fn resolve(&self, from: &From) -> Result<u64> {
+        let state = self.state()?;
+        let c = state.counters;
+        let offset = match from {
+            From::Offset(o) => *o,
+            From::Earliest => c.first,
+            From::Latest => c.next,
+            From::Committed(group) => state.groups.get(group).copied().unwrap_or(c.first),
+            From::Time(t) => {
+                drop(state);
+                return self.offset_at_time(*t, c.first, c.next);
+            }
+        };
+        if offset < c.first || offset > c.next {
+            return Err(self.out_of_range(offset, c.first, c.next));
+        }
+        Ok(offset)
+    }
+
+    pub(crate) fn read_at(&self, offset: u64, limits: ReadLimits) -> Result<Vec<Record>> {
+        let c = self.state()?.counters;
+        if offset < c.first || offset > c.next {
+            return Err(self.out_of_range(offset, c.first, c.next));
+        }
+        let mut out = Vec::new();
+        let mut bytes = 0usize;
+        let stored = self.ks.iter(IterOptions {
+            lower: Bound::Included(layout::record_key(offset).to_vec()),
+            upper: Bound::Excluded(layout::RECORDS_END.to_vec()),
+            ..IterOptions::default()
+        })?;
+        for entry in stored {
+            if out.len() >= limits.limit || (bytes >= limits.max_bytes && !out.is_empty()) {
+                break;
+            }
+            let (key, value) = entry?;
+            let at = layout::record_offset(&key).ok_or_else(|| self.damaged())?;
+            if at != offset + out.len() as u64 {
+                // Retention dropped the start of the read meanwhile.
+                let c = self.state()?.counters;
+                return Err(self.out_of_range(offset, c.first, c.next));
+            }
+            bytes += value.len();
+            out.push(record::decode(&value, at, self.name())?);
+        }
+        Ok(out)
+    }
+
+    /// The first offset whose record was appended at or after `time` (append times never go
+    /// back, so a binary search over the offsets finds it).
+    fn offset_at_time(&self, time: u64, first: u64, next: u64) -> Result<u64> {
+        let (mut lo, mut hi) = (first, next);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.ks.get(&layout::record_key(mid))? {
+                Some(v) if record::time_of(&v, self.name())? >= time => hi = mid,
+                _ => lo = mid + 1,
+            }
+        }
+        Ok(lo)
+    }
+
+    /// Commits `offset` for consumer group `group` (the next record it will read), creating the
+    /// group. Errors: `OffsetOutOfRange` past the next offset.
+    pub fn commit(&self, group: &str, offset: u64) -> Result<()> {
+        super::validate_name("group", group)?;
+        let db = &self.db.inner;
+        let mut commit = |b| db.write(b, false).map(|_| ());
+        locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
+            commit_offset(ts[0].state, &self.ks, self.name(), group, offset, batch)
+        })
+    }
+
+    /// The committed offset of `group`, if it committed one.
+    pub fn committed(&self, group: &str) -> Result<Option<u64>> {
+        Ok(self.state()?.groups.get(group).copied())
+    }
+
+    /// Removes consumer group `group` (retention no longer waits for it). Returns false if it
+    /// did not exist.
+    pub fn remove_group(&self, group: &str) -> Result<bool> {
+        super::validate_name("group", group)?;
+        let mut state = self.state()?;
+        if !state.groups.contains_key(group) {
+            return Ok(false);
+        }
+        let mut batch = WriteBatch::new();
+        batch.delete_prefixed(&self.ks.prefix, &layout::group_key(group))?;
+        self.db.inner.write(batch, false)?;
+        state.groups.remove(group);
+        Ok(true)
+    }
+
+    /// Drops the records past a retention limit now (appends do it too).
+    pub fn apply_retention(&self) -> Result<()> {
+        let now = self.registry.clock.now();
+        let db = &self.db.inner;
+        let mut commit = |b| db.write(b, false).map(|_| ());
+        locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
+            let before = ts[0].state.counters;
+            append::retain(ts[0].state, &self.ks, now, &[], batch)?;
+            if ts[0].state.counters != before {
+                let encoded = ts[0].state.counters.encode();
+                batch.put_prefixed(&self.ks.prefix, layout::STATS_KEY, &encoded)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Figures about the topic now.
+    pub fn stats(&self) -> Result<TopicStats> {
+        let state = self.state()?;
+        let c = state.counters;
+        Ok(TopicStats {
+            first: c.first,
+            next: c.next,
+            bytes: c.bytes,
+            groups: state
+                .groups
+                .iter()
+                .map(|(g, &o)| (g.clone(), o, c.next.saturating_sub(o)))
+                .collect(),
+        })
+    }
+
+    /// A subscription from `from`: yields what is there, then waits for new records.
+    pub fn subscribe(&self, from: &From) -> Result<crate::topic::Subscription> {
+        let position = self.resolve(from)?;
+        Ok(crate::topic::Subscription::new(self.clone(), position))
+    }
+
+    pub(crate) fn state(&self) -> Result<std::sync::MutexGuard<'_, State>> {
+        let state = self.shared.lock();
+        if state.deleted {
+            return Err(deleted(self.name()));
+        }
+        Ok(state)
+    }
+
+    fn out_of_range(&self, offset: u64, first: u64, next: u64) -> Error {
+        Error::OffsetOutOfRange {
+            topic: self.name().to_owned(),
+            offset,
+            first,
+            next,
+        }
+    }
+
+    fn damaged(&self) -> Error {
+        Error::corruption(
+            format!("topic {:?}", self.name()),
+            0,
+            "malformed record key",
+        )
+    }
+}
+
+/// Commits `offset` for `group` into `batch` and the state (which [`locked::run`] puts back if
+/// the commit fails).
+pub(crate) fn commit_offset(
+    state: &mut State,
+    ks: &Keyspace,
+    name: &str,
+    group: &str,
+    offset: u64,
+    batch: &mut WriteBatch,
+) -> Result<()> {
+    let c = state.counters;
+    if offset > c.next {
+        return Err(Error::OffsetOutOfRange {
+            topic: name.to_owned(),
+            offset,
+            first: c.first,
+            next: c.next,
+        });
+    }
+    batch.put_prefixed(
+        &ks.prefix,
+        &layout::group_key(group),
+        &layout::encode_offset(offset),
+    )?;
+    state.groups.insert(group.to_owned(), offset);
+    Ok(())
+}
+
+pub(crate) fn deleted(name: &str) -> Error {
+    Error::InvalidArgument(format!("topic {name:?} was deleted"))
+}
