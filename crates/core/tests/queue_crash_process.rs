@@ -121,9 +121,10 @@ fn run_and_kill(dir: &Path, round: u64, ms: u64) -> Vec<String> {
         let mut r = BufReader::new(stdout);
         let mut line = String::new();
         while r.read_line(&mut line).unwrap_or(0) > 0 {
-            // A last line cut by the kill (no newline) was not acknowledged.
-            if let Some(l) = line.strip_suffix('\n').and_then(|l| l.strip_prefix(MARK)) {
-                lines.push(l.to_owned());
+            // A last line cut by the kill (no newline) was not acknowledged; the test harness
+            // may have printed the start of a line before the mark.
+            if let (Some(l), Some(at)) = (line.strip_suffix('\n'), line.find(MARK)) {
+                lines.push(l[at + MARK.len()..].to_owned());
             }
             line.clear();
         }

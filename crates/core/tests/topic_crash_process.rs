@@ -99,8 +99,9 @@ fn run_and_kill(dir: &Path, ms: u64) -> Vec<u64> {
         let mut r = BufReader::new(stdout);
         let mut line = String::new();
         while r.read_line(&mut line).unwrap_or(0) > 0 {
-            if let Some(l) = line.strip_suffix('\n').and_then(|l| l.strip_prefix(MARK)) {
-                if let Some(o) = l.strip_prefix("appended ") {
+            // The test harness may have printed the start of a line before the mark.
+            if let (Some(l), Some(at)) = (line.strip_suffix('\n'), line.find(MARK)) {
+                if let Some(o) = l[at + MARK.len()..].strip_prefix("appended ") {
                     offsets.push(o.parse().unwrap());
                 }
             }

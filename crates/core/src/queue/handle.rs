@@ -85,6 +85,9 @@ impl Queue {
 
     /// Takes up to `max` items in one write, waiting up to `wait` for the first.
     pub fn take_many(&self, max: usize, wait: Option<Duration>) -> Result<Vec<QueueItem>> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
         let group = self.group.clone();
         self.waiting(wait, || {
             self.run(false, true, |tx, mut dead| {
@@ -123,6 +126,9 @@ impl Queue {
 
     /// Reserves up to `max` items in one write, waiting up to `options.wait` for the first.
     pub fn reserve_many(&self, max: usize, options: ReserveOptions) -> Result<Vec<QueueItem>> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
         let group = self.group.clone();
         let lease_ms = options
             .lease

@@ -377,15 +377,17 @@ mod tests {
             ..QueueOptions::default()
         };
         assert_eq!(decode_options(&encode_options(&o), "q").unwrap(), o);
-        for bad in [
-            &[][..],
-            &[2, 0, 0][..],
-            &c.encode()[..40],
-            &p.encode()[..17],
-        ] {
-            assert!(Counters::decode(bad, "q").is_err() || bad.len() >= 41);
+        for bad in [&[][..], &[2; 41][..], &c.encode()[..40]] {
+            assert!(Counters::decode(bad, "q").is_err());
+        }
+        for bad in [&[][..], &[2; 18][..], &p.encode()[..17]] {
             assert!(Pending::decode(bad, "q").is_err());
         }
+        let mut unknown_state = p.encode();
+        unknown_state[5] = 9;
+        assert!(Pending::decode(&unknown_state, "q").is_err());
+        assert!(ItemHeader::decode(&rec[..10], "q").is_err());
+        assert!(decode_options(&[1, 0, 0], "q").is_err());
         assert_eq!(
             parse_pending_key(&pending_key("grp", 42)),
             Some(("grp".into(), 42))

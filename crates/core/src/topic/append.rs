@@ -58,6 +58,10 @@ pub(crate) fn retain(
             || max_bytes.is_some_and(|m| bytes > m)
             || cutoff.is_some_and(|t| time < t)
     };
+    // Without an age limit, nothing to read unless a count or size limit is passed.
+    if cutoff.is_none() && !over(c.first, c.bytes, u64::MAX) {
+        return Ok(());
+    }
     let committed_end = fresh.first().map_or(c.next, |&(o, _, _)| o);
     let (mut first, mut bytes) = (c.first, c.bytes);
     if first < committed_end {
