@@ -1,7 +1,7 @@
 //! The queue API in-process (`shaledb::queue`), suite "queue", engine `shaledb`: items per
-//! second of push, take and reserve+ack, one at a time and in batches of 100, and the whole
-//! cycle push + reserve + ack in batches of 100 (the issue's in-process target). One queue in a
-//! fresh database on disk (default options), no fsync.
+//! second of push, take (also from an empty queue) and reserve+ack, one at a time and in
+//! batches of 100, and the whole cycle push + reserve + ack in batches of 100 (the issue's
+//! in-process target). One queue in a fresh database on disk (default options), no fsync.
 //!
 //! ```text
 //! cargo run --release --bin queue-inproc [FILTER...]     # QUEUE_INPROC_N items per case (200000)
@@ -21,11 +21,12 @@ fn main() -> shaledb::Result<()> {
         .unwrap_or(200_000);
     for (size, label) in [(64, "64B"), (1024, "1KiB")] {
         let values: Vec<Vec<u8>> = (0..100).map(|i| random_bytes(size, i)).collect();
-        let cases: [(&str, Case); 7] = [
+        let cases: [(&str, Case); 8] = [
             ("push", push_one),
             ("push/batch100", push_batch),
             ("take", take_one),
             ("take/batch100", take_batch),
+            ("take-from-empty", take_empty),
             ("reserve+ack", reserve_ack_one),
             ("reserve+ack/batch100", reserve_ack_batch),
             ("push+reserve+ack/batch100", cycle_batch),
@@ -89,6 +90,16 @@ fn take_batch(q: &Queue, values: &[Vec<u8>], n: usize) -> shaledb::Result<Durati
         let items = q.take_many(100, None)?;
         expect(!items.is_empty())?;
         got += items.len();
+    }
+    Ok(t.elapsed())
+}
+
+/// Takes from an empty queue (a consumer polling; half of siberite-bench's flood gets find
+/// their queue empty).
+fn take_empty(q: &Queue, _values: &[Vec<u8>], n: usize) -> shaledb::Result<Duration> {
+    let t = Instant::now();
+    for _ in 0..n {
+        expect(q.take(None)?.is_none())?;
     }
     Ok(t.elapsed())
 }
