@@ -94,7 +94,7 @@ fn take_batch(q: &Queue, values: &[Vec<u8>], n: usize) -> shaledb::Result<Durati
     Ok(t.elapsed())
 }
 
-/// Takes from an empty queue (a consumer polling; half of siberite-bench's flood gets find
+/// Takes from an empty queue (a consumer polling; many of siberite-bench's flood gets find
 /// their queue empty).
 fn take_empty(q: &Queue, _values: &[Vec<u8>], n: usize) -> shaledb::Result<Duration> {
     let t = Instant::now();
