@@ -7,7 +7,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "results");
-const higherIsBetter = (metric) => !/(us|ms|ns)\/op|^(us|ms|ns)(\/|$)|bytes|amplification/i.test(metric);
+const higherIsBetter = (metric) => !/(us|ms|ns)\/op|^(us|ms|ns)(\/|$)|bytes|amplification|^kB$/i.test(metric);
 
 const suites = new Map();
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) {
@@ -128,10 +128,89 @@ function renderTargets(suite, map) {
       ["synced put within 1.1x of a bare fdatasync", within("put/sync/100B", "us/op", "fdatasync/100B", 1.1)],
       ...["readrandom", "readseq"].flatMap((c) => ["fjall", "rocksdb"].map((p) => [`${c} ahead of ${p}`, atLeast(c, "ops/s", p, 1)])),
     ],
+    queue: queueTargets(map, get),
   }[suite];
   if (!targets) return;
   out.push("Targets (same run):", "", "| target | result |", "|---|---|", ...targets.map(([name, check]) => `| ${name} | ${check()} |`), "");
 }
+// The queue issue's targets (bench/queue, bash bench/run-queue.sh), each on figures of one run:
+// flood ahead of siberite and darner at every connection count; packing throughput flat (the
+// last backlog step within 20% of the empty queue's; siberite's published run drops 38%); RSS
+// below siberite's at every step; in-process Node push+reserve+ack ≥ 200k items/s in batches
+// of 100.
+function queueTargets(map, get) {
+  const allQueueRows = [...map.values()];
+  const sameRun = (a, b) => a && b && a.run === b.run && a.value && b.value;
+  const flood = [1, 10, 100, 1000].flatMap((n) =>
+    ["siberite", "darner"].map((peer) => [
+      `flood/${n}conns ahead of ${peer}`,
+      () => {
+        const ours = get(`flood/${n}conns`, "ops/s", "shaledb");
+        const theirs = get(`flood/${n}conns`, "ops/s", peer);
+        if (!sameRun(ours, theirs)) return "not measured";
+        const r = ours.value / theirs.value;
+        return `${r >= 1 ? "met" : "missed"}: ${r.toFixed(2)}x`;
+      },
+    ]),
+  );
+  // Growth steps of one engine's packing run: [backlog, figure] sorted by backlog.
+  const growth = (size, engine) => {
+    const steps = [];
+    for (const r of allQueueRows) {
+      const m = new RegExp(`^packing/${size}/(\\d+)$`).exec(r.case);
+      if (m && r.engine === engine && r.metric === "ops/s") steps.push([Number(m[1]), r]);
+    }
+    return steps.sort((a, b) => a[0] - b[0]);
+  };
+  // Flat: the last backlog step, and the queue drained back to empty, each within 20% of the
+  // empty queue's throughput at the start.
+  const flat = (size) => () => {
+    const steps = growth(size, "shaledb");
+    if (steps.length < 2) return "not measured";
+    const [first, last] = [steps[0], steps[steps.length - 1]];
+    const drained = get(`packing/${size}/0/draining`, "ops/s", "shaledb");
+    if (!sameRun(first[1], last[1])) return "not measured in one run";
+    const up = last[1].value / first[1].value;
+    const down = sameRun(first[1], drained) ? drained.value / first[1].value : undefined;
+    const worst = Math.min(up, down ?? up);
+    const peers = ["siberite", "darner"]
+      .map((p) => {
+        const ps = growth(size, p);
+        const a = ps.find(([b]) => b === first[0]);
+        const z = ps.find(([b]) => b === last[0]);
+        const d = get(`packing/${size}/0/draining`, "ops/s", p);
+        if (!sameRun(a?.[1], z?.[1]) || a[1].run !== last[1].run) return "";
+        const back = sameRun(a[1], d) ? `, ${(d.value / a[1].value).toFixed(2)}x drained` : "";
+        return `${p} ${(z[1].value / a[1].value).toFixed(2)}x${back}`;
+      })
+      .filter(Boolean);
+    const downText = down === undefined ? "" : `, ${down.toFixed(2)}x drained back to empty (${fmt(drained.value)})`;
+    return `${worst >= 0.8 ? "met" : "missed"}: ${up.toFixed(2)}x at ${last[0].toLocaleString("en")} items (${fmt(last[1].value)} vs ${fmt(first[1].value)} ops/s)${downText}${peers.length ? `; ${peers.join("; ")}` : ""}`;
+  };
+  const rss = () => {
+    const rows = allQueueRows.filter((r) => r.engine === "shaledb" && r.case.startsWith("rss/1KiB/"));
+    const checked = rows.map((r) => [r, get(r.case, "kB", "siberite")]).filter(([a, b]) => sameRun(a, b));
+    if (!checked.length) return "not measured";
+    const missed = checked.filter(([a, b]) => a.value >= b.value);
+    const most = checked.reduce((x, y) => (y[0].value / y[1].value > x[0].value / x[1].value ? y : x));
+    return missed.length
+      ? `missed at ${missed.map(([a, b]) => `${a.case.split("/")[2]} items (${fmt(a.value)} vs ${fmt(b.value)} kB)`).join(", ")}`
+      : `met at all ${checked.length} steps (highest ${(most[0].value / most[1].value).toFixed(2)}x siberite's, ${most[0].case.split("/")[2]} items)`;
+  };
+  const nodeInproc = () => {
+    const r = get("inproc/node/push+reserve+ack/batch100", "items/s", "shaledb");
+    if (!r) return "not measured (bench/queue measures the Rust API in-process only)";
+    return `${r.value >= 200_000 ? "met" : "missed"}: ${fmt(r.value)} items/s`;
+  };
+  return [
+    ...flood,
+    ["packing 1 KiB flat: the last backlog step and the drained queue ≥ 0.8x the empty queue's", flat("1KiB")],
+    ["packing 64 B flat: the last backlog step and the drained queue ≥ 0.8x the empty queue's", flat("64B")],
+    ["RSS below siberite's at every step (1 KiB items, set then get)", rss],
+    ["in-process Node push+reserve+ack ≥ 200k items/s in batches of 100", nodeInproc],
+  ];
+}
+
 // What the Node and browser suites' renderings share: the figures of one suite (the latest of
 // each), its engines in `engineOrder` (then by name), cases ranked by `opOrder` (an op matches an
 // entry equal to it or starting with it) then by `metricOrder`, value sizes, the head of a size's

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: the whole test command. Installs what is missing (scripts/setup.sh), then runs, in
 # order, and stops at the first failure:
-#   Rust: fmt check, clippy (-D warnings), the API docs, tests, the core's unit tests and codec
-#   tests without its optional codecs (gzip, LZW), clippy of the core and bindings for wasm32;
+#   Rust: fmt check, clippy (-D warnings), the API docs, tests, the queue server driven by a
+#   memcache client (node --test), the core's unit tests and codec tests without its optional
+#   codecs (gzip, LZW), clippy of the core and bindings for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
 #   project (scripts/pack-smoke.sh), vitest in Node, then the browser tests: vitest driving
@@ -39,6 +40,10 @@ node scripts/module-cycles.mjs crates/core/src
 
 step "cargo test --workspace"
 cargo test --workspace
+
+step "the queue server driven by a real memcache client over loopback (examples/queue-server, node --test)"
+cargo build -p shaledb-queue-server
+(cd examples/queue-server && node --test --test-timeout=60000 test/)
 
 step "cargo test -p shaledb --no-default-features (the core without its optional codecs, as in the WebAssembly build)"
 cargo test -p shaledb --no-default-features --features testing --lib --test recordio_optional_codecs
