@@ -64,7 +64,8 @@ pub struct Latencies {
 }
 
 /// One publisher appends `n` records holding their send time, flooded (`rate` `None`) or
-/// paced at `rate` records per second; one subscriber records each record's latency.
+/// paced at `rate` records per second (on average); one subscriber records each record's
+/// latency.
 pub fn end_to_end(topic: &Topic, n: u64, rate: Option<f64>) -> Latencies {
     let base = Instant::now();
     let mut sub = topic.subscribe(&From::Earliest).unwrap();
@@ -83,10 +84,11 @@ pub fn end_to_end(topic: &Topic, n: u64, rate: Option<f64>) -> Latencies {
     let interval = rate.map(|r| Duration::from_secs_f64(1.0 / r));
     for i in 0..n {
         if let Some(interval) = interval {
+            // Paced by sleeping until the record is due (a sleep may overshoot: the records
+            // due by then go out back to back, each stamped when its append starts).
             let due = start + interval.mul_f64(i as f64);
-            // Paced by yielding, not sleeping: a sleep's wake-up is coarser than the interval.
-            while base.elapsed() < due {
-                std::thread::yield_now();
+            if let Some(wait) = due.checked_sub(base.elapsed()).filter(|d| !d.is_zero()) {
+                std::thread::sleep(wait);
             }
         }
         let now = base.elapsed().as_nanos() as u64;

@@ -1,6 +1,6 @@
-//! The server's topics: one [`Topic`] per name, and per topic one appender thread that groups
-//! the bursts of every publisher connection into one `append_many` (one commit), then answers
-//! each burst once that append has returned.
+//! The server's topics: one [`Topic`] per name, and (for `--sync`) per topic one appender
+//! thread that groups the bursts of every publisher connection into one `append_many` (one
+//! commit, one fsync), then answers each burst once that append has returned.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -37,6 +37,11 @@ impl Topics {
             append: AppendOptions { sync },
             appenders: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The append options of every publish.
+    pub fn append_options(&self) -> AppendOptions {
+        self.append.clone()
     }
 
     /// The topic `name`, created if missing (minikafka creates a topic on first mention).

@@ -118,3 +118,34 @@ fn an_empty_or_nul_topic_name_is_refused() {
         assert!(closed(&mut s), "{name:?}");
     }
 }
+
+#[test]
+fn with_sync_many_publishers_share_commits_and_each_gets_its_acks() {
+    let (_dir, data) = scratch();
+    let server = Server::start_with(&data, &free_addrs(), &["--sync"]);
+    let publishers: Vec<_> = (0..4u8)
+        .map(|w| {
+            let addr = server.publish.clone();
+            std::thread::spawn(move || {
+                let mut s = connect(&addr, "t");
+                for i in 0..50u8 {
+                    s.write_all(&frame(&[w, i])).unwrap();
+                    let mut ack = [0u8; 1];
+                    s.read_exact(&mut ack).unwrap();
+                    assert_eq!(&ack, b"K");
+                }
+            })
+        })
+        .collect();
+    for p in publishers {
+        p.join().unwrap();
+    }
+    let mut sub = connect(&server.subscribe, "t");
+    let mut next = [0u8; 4];
+    for f in read_frames(&mut sub, 200) {
+        let (w, i) = (f[0] as usize, f[1]);
+        assert_eq!(i, next[w], "publisher {w}'s records in order");
+        next[w] += 1;
+    }
+    assert_eq!(next, [50; 4]);
+}

@@ -30,9 +30,15 @@ pub fn free_addrs() -> (String, String) {
 impl Server {
     /// Starts the server on `addrs` with its database in `data`, and waits until it listens.
     pub fn start(data: &Path, addrs: &(String, String)) -> Server {
+        Server::start_with(data, addrs, &[])
+    }
+
+    /// As [`Server::start`], with more arguments (such as `--sync`).
+    pub fn start_with(data: &Path, addrs: &(String, String), more: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_log-server"))
             .args(["--publish", &addrs.0, "--subscribe", &addrs.1, "--data"])
             .arg(data)
+            .args(more)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
