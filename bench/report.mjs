@@ -129,6 +129,16 @@ function renderTargets(suite, map) {
       ...["readrandom", "readseq"].flatMap((c) => ["fjall", "rocksdb"].map((p) => [`${c} ahead of ${p}`, atLeast(c, "ops/s", p, 1)])),
     ],
     queue: queueTargets(map, get),
+    // The topic-log issue (14): minikafka's own benchmark over loopback TCP against minikafka
+    // and the log server (examples/log-server), and in-process (bench/run-topic.sh).
+    topic: [
+      ...["Publish1Topic", "Throughput", "EndToEndLatency"].map((c) => [`${c} over TCP ahead of minikafka (us/op)`, atLeast(c, "us/op", "minikafka", 1)]),
+      ["EndToEndLatency p99 over TCP ahead of minikafka", atLeast("EndToEndLatency/p99", "us", "minikafka", 1)],
+      ["in-process end-to-end p99 < 100 µs at 50% load", () => {
+        const r = get("inproc/EndToEndLatency/50%load/p99", "us", "shaledb");
+        return r ? `${r.value < 100 ? "met" : "missed"}: ${fmt(r.value)} µs` : "not measured";
+      }],
+    ],
   }[suite];
   if (!targets) return;
   out.push("Targets (same run):", "", "| target | result |", "|---|---|", ...targets.map(([name, check]) => `| ${name} | ${check()} |`), "");

@@ -1,0 +1,3 @@
+module logserver/minikafkaclient
+
+go 1.18
