@@ -456,3 +456,23 @@ fn open_queue_keeps_the_stored_options_and_next_wake_names_the_first_lease_end()
         .unwrap();
     assert_eq!(q.next_wake_ms(), Some(now + 200));
 }
+
+#[test]
+fn push_many_past_a_discard_oldest_limit_keeps_the_newest_items() {
+    // Found by the JS bindings' tests: the items a push_many had pushed were not in the database
+    // yet, so discarding the oldest found nothing and the push failed with QueueFull.
+    let db = Db::open_in_memory(options()).unwrap();
+    let ring = QueueOptions {
+        max_items: Some(2),
+        when_full: WhenFull::DiscardOldest,
+        ..QueueOptions::default()
+    };
+    let q = db.queue("ring", ring).unwrap();
+    push(&q, b"old");
+    q.push_many(&[b"a", b"b", b"c"], PushOptions::default())
+        .unwrap();
+    assert_eq!(q.stats().unwrap().items, 2);
+    assert_eq!(value(q.take(None).unwrap()), Some(b"b".to_vec()));
+    assert_eq!(value(q.take(None).unwrap()), Some(b"c".to_vec()));
+    assert_eq!(q.take(None).unwrap(), None);
+}

@@ -26,6 +26,7 @@ impl Tx<'_> {
         counters.items += 1;
         counters.bytes += size;
         self.put(&layout::item_key(id), &header.encode_with(value))?;
+        self.fresh.push_back((id, size));
         self.wakes = true;
         Ok(id)
     }
@@ -56,24 +57,36 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Drops the oldest stored item for every group. Returns false if there is none.
+    /// Drops the oldest item for every group: the oldest in the database, else the oldest this
+    /// operation pushed. Returns false if there is none.
     fn discard_oldest(&mut self) -> Result<bool> {
         let from = self.state.floor().max(self.state.counters.swept);
+        let upper = self
+            .fresh
+            .front()
+            .map_or(layout::ITEMS_END.to_vec(), |&(id, _)| {
+                layout::item_key(id).to_vec()
+            });
         let first = self
             .ks
             .iter(IterOptions {
                 lower: Bound::Included(layout::item_key(from).to_vec()),
-                upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
+                upper: Bound::Excluded(upper),
                 ..IterOptions::default()
             })?
             .next()
             .transpose()?;
-        let Some((key, value)) = first else {
-            return Ok(false);
+        let (id, size) = match first {
+            Some((key, value)) => {
+                let id = layout::item_id(&key).ok_or_else(|| self.damaged("malformed item key"))?;
+                let (_, v) = ItemHeader::decode(&value, self.name)?;
+                (id, v.len() as u64)
+            }
+            None => match self.fresh.pop_front() {
+                Some(fresh) => fresh,
+                None => return Ok(false),
+            },
         };
-        let id = layout::item_id(&key).ok_or_else(|| self.damaged("malformed item key"))?;
-        let (_, v) = ItemHeader::decode(&value, self.name)?;
-        let size = v.len() as u64;
         // Every item older than `id` is gone (it was the oldest stored): groups that had not
         // read up to it skip it, and nothing below it stays pending.
         let groups: Vec<String> = self.state.groups.keys().cloned().collect();
@@ -83,7 +96,7 @@ impl Tx<'_> {
                 self.set_next(g, id + 1)?;
             }
         }
-        self.delete(&key)?;
+        self.delete(&layout::item_key(id))?;
         let c = self.counters();
         c.items = c.items.saturating_sub(1);
         c.bytes = c.bytes.saturating_sub(size);

@@ -34,6 +34,9 @@ pub(crate) struct Tx<'a> {
     /// It sees the queue as the operation began, which is all a reader needs: the operation
     /// holds the queue's lock, and only moves forward past what it read.
     pub stream: Option<(String, DbIterator)>,
+    /// `(id, bytes)` of the items this operation pushed, oldest first: not in the database
+    /// yet, so a limit that discards the oldest items finds them here.
+    pub fresh: std::collections::VecDeque<(u64, u64)>,
 }
 
 impl<'a> Tx<'a> {
@@ -48,6 +51,7 @@ impl<'a> Tx<'a> {
             counters_changed: false,
             wakes: false,
             stream: None,
+            fresh: std::collections::VecDeque::new(),
         }
     }
 
@@ -137,5 +141,6 @@ impl<'a> Tx<'a> {
         self.batch = WriteBatch::new();
         self.wakes = false;
         self.stream = None;
+        self.fresh.clear();
     }
 }
