@@ -22,6 +22,7 @@
 //! ```
 
 mod background;
+pub(crate) mod catalog;
 mod checkpoint;
 pub(crate) mod clock;
 pub(crate) mod core;

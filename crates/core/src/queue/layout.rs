@@ -14,10 +14,6 @@ const VERSION: u8 = 1;
 pub(crate) const STATS_KEY: &[u8] = b"s";
 /// First key after every item key.
 pub(crate) const ITEMS_END: &[u8] = b"j";
-/// Every key of a queue's keyspace is in `[ALL_START, ALL_END)`.
-pub(crate) const ALL_START: &[u8] = b"\x00";
-/// See [`ALL_START`].
-pub(crate) const ALL_END: &[u8] = b"\xff";
 
 /// Key of item `id`: `"i"` + id (u64 BE).
 pub(crate) fn item_key(id: u64) -> [u8; 9] {

@@ -63,17 +63,14 @@ pub use handle::Queue;
 pub use item::{Lease, QueueItem};
 pub use options::{GroupStart, PushOptions, QueueOptions, ReserveOptions, WhenFull};
 
-use crate::db::{Db, IterOptions, Keyspace};
+use crate::db::catalog::Catalog;
+use crate::db::{Db, Keyspace};
 use crate::queue::registry::{Registry, Shared};
 use crate::queue::state::State;
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
-/// The reserved keyspace holding every queue's name and options.
-const CATALOG: &str = "\0queues";
-
-/// Longest queue or group name, in bytes.
-pub const MAX_NAME_LEN: usize = 200;
+pub use crate::db::catalog::MAX_NAME_LEN;
 
 impl Db {
     /// The queue `name`, created durably if missing, with `options` (stored with the queue:
@@ -91,15 +88,7 @@ impl Db {
 
     /// The names of the queues, sorted.
     pub fn queues(&self) -> Result<Vec<String>> {
-        let catalog = self.reserved_keyspace(CATALOG)?;
-        catalog
-            .iter(IterOptions::default())?
-            .map(|e| {
-                let (k, _) = e?;
-                String::from_utf8(k)
-                    .map_err(|_| Error::corruption("queue catalog", 0, "a queue name is not UTF-8"))
-            })
-            .collect()
+        catalog(self).names()
     }
 
     /// Deletes queue `name` and every item in it; returns false if there was no such queue.
@@ -108,20 +97,11 @@ impl Db {
         validate_name("queue", name)?;
         let registry = Registry::of(&self.inner);
         let mut queues = registry.queues();
-        let catalog = self.reserved_keyspace(CATALOG)?;
-        if catalog.get(name.as_bytes())?.is_none() {
-            return Ok(false);
-        }
-        let ks = self.reserved_keyspace(&keyspace_name(name))?;
         let shared = queues.get(name).cloned();
         let mut guard = shared.as_ref().map(|s| s.lock());
-        let mut batch = WriteBatch::new();
-        batch.delete_prefixed(&catalog.prefix, name.as_bytes())?;
-        batch.delete_range(
-            &[&ks.prefix[..], layout::ALL_START].concat(),
-            &[&ks.prefix[..], layout::ALL_END].concat(),
-        )?;
-        self.inner.write(batch, false)?;
+        if !catalog(self).delete(name)? {
+            return Ok(false);
+        }
         if let Some(state) = guard.as_deref_mut() {
             state.deleted = true;
         }
@@ -147,8 +127,8 @@ pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result
     validate_name("queue", name)?;
     let registry = Registry::of(&db.inner);
     let mut queues = registry.queues();
-    let ks = db.reserved_keyspace(&keyspace_name(name))?;
-    let catalog = db.reserved_keyspace(CATALOG)?;
+    let ks = catalog(db).keyspace(name)?;
+    let catalog = catalog(db).entries()?;
     let shared = match queues.get(name) {
         Some(shared) => {
             if let Some(options) = options {
@@ -227,8 +207,9 @@ fn create(
     Ok(state)
 }
 
-fn keyspace_name(queue: &str) -> String {
-    format!("\0queue:{queue}")
+/// The catalog of queues.
+fn catalog(db: &Db) -> Catalog<'_> {
+    Catalog { db, kind: "queue" }
 }
 
 /// The dead-letter queue of queue `name`.
@@ -242,14 +223,7 @@ pub(crate) fn dead_letter_name(name: &str, options: &QueueOptions) -> String {
 /// `InvalidArgument` unless `name` is a valid queue name (`what == "queue"`: 1 to 200 bytes)
 /// or group name (0 to 200 bytes; `""` is the default group), with no NUL.
 pub(crate) fn validate_name(what: &str, name: &str) -> Result<()> {
-    let empty_ok = what != "queue";
-    if (name.is_empty() && !empty_ok) || name.len() > MAX_NAME_LEN || name.contains('\0') {
-        return Err(Error::InvalidArgument(format!(
-            "a {what} name must be {} to {MAX_NAME_LEN} bytes with no NUL character",
-            u8::from(!empty_ok)
-        )));
-    }
-    Ok(())
+    crate::db::catalog::validate_name(what, name, what != "queue")
 }
 
 fn validate_options(name: &str, o: &QueueOptions) -> Result<()> {

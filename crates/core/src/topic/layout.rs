@@ -14,10 +14,6 @@ pub(crate) const STATS_KEY: &[u8] = b"s";
 pub(crate) const RECORDS_END: &[u8] = b"s";
 /// Every committed-offset key starts with this.
 pub(crate) const GROUP_PREFIX: &[u8] = b"c";
-/// Every key of a topic's keyspace is in `[ALL_START, ALL_END)`.
-pub(crate) const ALL_START: &[u8] = b"\x00";
-/// See [`ALL_START`].
-pub(crate) const ALL_END: &[u8] = b"\xff";
 
 /// Key of the record at `offset`: `"r"` + offset (u64 BE).
 pub(crate) fn record_key(offset: u64) -> [u8; 9] {

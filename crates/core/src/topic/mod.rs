@@ -56,16 +56,13 @@ pub use options::{AppendOptions, From, ReadLimits, TopicOptions};
 pub use record::{NewRecord, Record};
 pub use subscription::Subscription;
 
-use crate::db::{Db, IterOptions};
+use crate::db::catalog::Catalog;
+use crate::db::Db;
 use crate::topic::shared::{Registry, Shared, State};
-use crate::write::batch::WriteBatch;
-use crate::{Error, Result};
 
-/// The reserved keyspace holding every topic's name and options.
-const CATALOG: &str = "\0topics";
+use crate::Result;
 
-/// Longest topic or group name, in bytes.
-pub const MAX_NAME_LEN: usize = 200;
+pub use crate::db::catalog::MAX_NAME_LEN;
 
 impl Db {
     /// The topic `name`, created durably if missing, with `options` (stored with the topic:
@@ -74,8 +71,8 @@ impl Db {
         validate_name("topic", name)?;
         let registry = Registry::of(&self.inner);
         let mut topics = registry.topics();
-        let ks = self.reserved_keyspace(&format!("\0topic:{name}"))?;
-        let catalog = self.reserved_keyspace(CATALOG)?;
+        let ks = catalog(self).keyspace(name)?;
+        let catalog = catalog(self).entries()?;
         let encoded = shared_options(&options);
         let shared = match topics.get(name) {
             Some(shared) => {
@@ -117,8 +114,7 @@ impl Db {
     /// The existing topic `name` with its stored options, or `None` (nothing is created).
     pub fn existing_topic(&self, name: &str) -> Result<Option<Topic>> {
         validate_name("topic", name)?;
-        let catalog = self.reserved_keyspace(CATALOG)?;
-        match catalog.get(name.as_bytes())? {
+        match catalog(self).entries()?.get(name.as_bytes())? {
             Some(v) => {
                 let options = layout::decode_options(&v, name)?;
                 self.topic(name, options).map(Some)
@@ -129,15 +125,7 @@ impl Db {
 
     /// The names of the topics, sorted.
     pub fn topics(&self) -> Result<Vec<String>> {
-        let catalog = self.reserved_keyspace(CATALOG)?;
-        catalog
-            .iter(IterOptions::default())?
-            .map(|e| {
-                let (k, _) = e?;
-                String::from_utf8(k)
-                    .map_err(|_| Error::corruption("topic catalog", 0, "a topic name is not UTF-8"))
-            })
-            .collect()
+        catalog(self).names()
     }
 
     /// Deletes topic `name` and every record in it; returns false if there was no such topic.
@@ -146,20 +134,11 @@ impl Db {
         validate_name("topic", name)?;
         let registry = Registry::of(&self.inner);
         let mut topics = registry.topics();
-        let catalog = self.reserved_keyspace(CATALOG)?;
-        if catalog.get(name.as_bytes())?.is_none() {
-            return Ok(false);
-        }
-        let ks = self.reserved_keyspace(&format!("\0topic:{name}"))?;
         let shared = topics.get(name).cloned();
         let mut guard = shared.as_ref().map(|s| s.lock());
-        let mut batch = WriteBatch::new();
-        batch.delete_prefixed(&catalog.prefix, name.as_bytes())?;
-        batch.delete_range(
-            &[&ks.prefix[..], layout::ALL_START].concat(),
-            &[&ks.prefix[..], layout::ALL_END].concat(),
-        )?;
-        self.inner.write(batch, false)?;
+        if !catalog(self).delete(name)? {
+            return Ok(false);
+        }
         if let Some(state) = guard.as_deref_mut() {
             state.deleted = true;
         }
@@ -171,6 +150,11 @@ impl Db {
     }
 }
 
+/// The catalog of topics.
+fn catalog(db: &Db) -> Catalog<'_> {
+    Catalog { db, kind: "topic" }
+}
+
 fn shared_options(o: &TopicOptions) -> [u8; 26] {
     layout::encode_options(o)
 }
@@ -178,12 +162,5 @@ fn shared_options(o: &TopicOptions) -> [u8; 26] {
 /// `InvalidArgument` unless `name` is a valid topic name (1 to 200 bytes) or group name (0 to
 /// 200 bytes), with no NUL.
 pub(crate) fn validate_name(what: &str, name: &str) -> Result<()> {
-    let empty_ok = what != "topic";
-    if (name.is_empty() && !empty_ok) || name.len() > MAX_NAME_LEN || name.contains('\0') {
-        return Err(Error::InvalidArgument(format!(
-            "a {what} name must be {} to {MAX_NAME_LEN} bytes with no NUL character",
-            u8::from(!empty_ok)
-        )));
-    }
-    Ok(())
+    crate::db::catalog::validate_name(what, name, what != "topic")
 }
