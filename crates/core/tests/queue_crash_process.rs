@@ -15,17 +15,17 @@
 )]
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod crash_child;
+
+use crash_child::{run_and_kill, say};
 use shaledb::queue::{PushOptions, QueueOptions, ReserveOptions};
 use shaledb::{Db, Options};
 
 const CHILD_DIR: &str = "SHALEDB_QUEUE_CHILD_DIR";
 const CHILD_ROUND: &str = "SHALEDB_QUEUE_CHILD_ROUND";
-const MARK: &str = "@@ ";
 const PRODUCERS: u64 = 2;
 const CONSUMERS: u64 = 2;
 const CHILD_DEADLINE: Duration = Duration::from_secs(30);
@@ -34,12 +34,6 @@ fn options() -> Options {
     let mut o = Options::default();
     o.memtable_size = 64 * 1024; // flushes and compactions on the background thread
     o
-}
-
-fn say(line: &str) {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{MARK}{line}").unwrap();
-    out.flush().unwrap();
 }
 
 fn run_child(dir: &Path, round: u64) {
@@ -99,43 +93,6 @@ fn queue_crash_child_entry() {
     std::process::exit(0);
 }
 
-/// Runs a child for `ms` milliseconds, kills it, and returns its complete output lines.
-fn run_and_kill(dir: &Path, round: u64, ms: u64) -> Vec<String> {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "queue_crash_child_entry",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_DIR, dir)
-        .env(CHILD_ROUND, round.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut lines = Vec::new();
-        let mut r = BufReader::new(stdout);
-        let mut line = String::new();
-        while r.read_line(&mut line).unwrap_or(0) > 0 {
-            // A last line cut by the kill (no newline) was not acknowledged; the test harness
-            // may have printed the start of a line before the mark.
-            if let (Some(l), Some(at)) = (line.strip_suffix('\n'), line.find(MARK)) {
-                lines.push(l[at + MARK.len()..].to_owned());
-            }
-            line.clear();
-        }
-        lines
-    });
-    std::thread::sleep(Duration::from_millis(ms));
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
-    reader.join().unwrap()
-}
-
 #[test]
 fn a_killed_process_loses_no_pushed_item_redelivers_open_reservations_and_never_acked_ones() {
     let dir = tempfile::tempdir().unwrap();
@@ -145,7 +102,11 @@ fn a_killed_process_loses_no_pushed_item_redelivers_open_reservations_and_never_
         .unwrap_or(7);
     for round in 0..4u64 {
         let ms = 150 + (seed.wrapping_mul(round + 1).wrapping_mul(2_654_435_761) % 400);
-        let lines = run_and_kill(dir.path(), round, ms);
+        let env = [
+            (CHILD_DIR, dir.path().display().to_string()),
+            (CHILD_ROUND, round.to_string()),
+        ];
+        let lines = run_and_kill("queue_crash_child_entry", &env, ms);
         let mut pushed = BTreeSet::new();
         let mut open: BTreeMap<u64, u32> = BTreeMap::new();
         let mut acking = BTreeSet::new();

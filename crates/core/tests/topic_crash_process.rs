@@ -13,16 +13,16 @@
     reason = "tests fail loudly on unexpected errors"
 )]
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod crash_child;
+
+use crash_child::{run_and_kill, say};
 use shaledb::topic::{AppendOptions, From, NewRecord, ReadLimits, TopicOptions};
 use shaledb::{Batch, Db, IterOptions, Options, WriteOptions};
 
 const CHILD_DIR: &str = "SHALEDB_TOPIC_CHILD_DIR";
-const MARK: &str = "@@ ";
 const GROUP: &str = "processor";
 
 fn options() -> Options {
@@ -44,9 +44,7 @@ fn run_child(dir: &Path) {
                 let offset = topic
                     .append(NewRecord::value(value), &AppendOptions::default())
                     .unwrap();
-                let mut stdout = std::io::stdout().lock();
-                writeln!(stdout, "{MARK}appended {offset}").unwrap();
-                stdout.flush().unwrap();
+                say(&format!("appended {offset}"));
                 if started.elapsed() > Duration::from_secs(30) {
                     return;
                 }
@@ -79,42 +77,6 @@ fn topic_crash_child_entry() {
     std::process::exit(0);
 }
 
-fn run_and_kill(dir: &Path, ms: u64) -> Vec<u64> {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "topic_crash_child_entry",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_DIR, dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut offsets = Vec::new();
-        let mut r = BufReader::new(stdout);
-        let mut line = String::new();
-        while r.read_line(&mut line).unwrap_or(0) > 0 {
-            // The test harness may have printed the start of a line before the mark.
-            if let (Some(l), Some(at)) = (line.strip_suffix('\n'), line.find(MARK)) {
-                if let Some(o) = l[at + MARK.len()..].strip_prefix("appended ") {
-                    offsets.push(o.parse().unwrap());
-                }
-            }
-            line.clear();
-        }
-        offsets
-    });
-    std::thread::sleep(Duration::from_millis(ms));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    reader.join().unwrap()
-}
-
 #[test]
 fn a_killed_consumer_committing_with_its_output_processes_every_record_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -125,7 +87,11 @@ fn a_killed_consumer_committing_with_its_output_processes_every_record_exactly_o
     let mut acked_max = None;
     for round in 0..4u64 {
         let ms = 150 + (seed.wrapping_mul(round + 3).wrapping_mul(2_654_435_761) % 400);
-        let appended = run_and_kill(dir.path(), ms);
+        let env = [(CHILD_DIR, dir.path().display().to_string())];
+        let appended: Vec<u64> = run_and_kill("topic_crash_child_entry", &env, ms)
+            .iter()
+            .filter_map(|l| l.strip_prefix("appended ")?.parse().ok())
+            .collect();
         assert!(
             !appended.is_empty(),
             "round {round}: nothing appended in {ms} ms"
