@@ -5,37 +5,10 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 
+import { appWorker, type Outcome } from "./fixtures/app-worker.js";
 import { sessionForThisFile } from "./fixtures/session.js";
 
 const session = sessionForThisFile();
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: { code?: string; message: string } };
-
-/** Starts the application's worker in `page`; `run(body)` runs an async function body there. */
-async function appWorker(page: Page): Promise<(body: string) => Promise<Outcome>> {
-  await page.evaluate(async () => {
-    const worker = new Worker("/test-browser/pages/own-worker.js", { type: "module" });
-    const waiting = new Map<number, (outcome: unknown) => void>();
-    let next = 1;
-    await new Promise<void>((ready) => {
-      worker.onmessage = (event: MessageEvent<{ id?: number; ready?: boolean }>) => {
-        if (event.data.ready === true) {
-          ready();
-          return;
-        }
-        waiting.get(event.data.id ?? 0)?.(event.data);
-      };
-    });
-    (globalThis as unknown as { inWorker: (body: string) => Promise<unknown> }).inWorker = (body) =>
-      new Promise((resolve) => {
-        const id = next++;
-        waiting.set(id, resolve);
-        worker.postMessage({ id, body });
-      });
-  });
-  return (body) =>
-    page.evaluate((b) => (globalThis as unknown as { inWorker: (body: string) => Promise<Outcome> }).inWorker(b), body);
-}
 
 /** The value of a run that must succeed. */
 async function value(run: Promise<Outcome>): Promise<unknown> {

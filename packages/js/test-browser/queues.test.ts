@@ -3,6 +3,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 
+import { appWorker } from "./fixtures/app-worker.js";
 import { sessionForThisFile } from "./fixtures/session.js";
 
 const session = sessionForThisFile();
@@ -16,33 +17,6 @@ async function openIn(page: Page, name: string): Promise<void> {
   }, name);
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: { code?: string; message: string } };
-
-/** Starts an application's worker (pages/own-worker.js) in `page`; `run(body)` runs an async body there. */
-async function appWorker(page: Page): Promise<(body: string) => Promise<Outcome>> {
-  await page.evaluate(async () => {
-    const worker = new Worker("/test-browser/pages/own-worker.js", { type: "module" });
-    const waiting = new Map<number, (outcome: unknown) => void>();
-    let next = 1;
-    await new Promise<void>((ready) => {
-      worker.onmessage = (event: MessageEvent<{ id?: number; ready?: boolean }>) => {
-        if (event.data.ready === true) {
-          ready();
-          return;
-        }
-        waiting.get(event.data.id ?? 0)?.(event.data);
-      };
-    });
-    (globalThis as unknown as { inWorker: (body: string) => Promise<unknown> }).inWorker = (body) =>
-      new Promise((resolve) => {
-        const id = next++;
-        waiting.set(id, resolve);
-        worker.postMessage({ id, body });
-      });
-  });
-  return (body) =>
-    page.evaluate((b) => (globalThis as unknown as { inWorker: (body: string) => Promise<Outcome> }).inWorker(b), body);
-}
 
 describe("queues in the browser", () => {
   it("push, reserve, ack, release, batches, groups, limits and consume work as in Node", async () => {
