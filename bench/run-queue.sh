@@ -11,7 +11,7 @@
 #   QUEUE_BENCH_PACK_1K_MAX=8388608 bash bench/run-queue.sh packing/1KiB   # siberite's 14M items
 #
 # Sizes: see the environment variables at the top of bench/queue/run.mjs (bench/queue/README.md).
-# The peers build from ../shared/peers (or $QUEUE_PEERS_DIR) into bench/queue/.build: siberite
+# The peers build from bench/peers (or $QUEUE_PEERS_DIR) into bench/queue/.build: siberite
 # needs Go; darner's build.sh apt-installs its Debian packages. QUEUE_BENCH_REBUILD=1 rebuilds
 # them. darner listens on every interface: it runs only inside this benchmark, stopped by pid.
 set -euo pipefail
@@ -19,7 +19,7 @@ source "$(dirname "$0")/../scripts/lib.sh"
 export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 export SHALEDB_BENCH_RESULTS="${SHALEDB_BENCH_RESULTS:-$PWD/bench/results}"
 
-peers="${QUEUE_PEERS_DIR:-$REPO/../shared/peers}"
+peers="${QUEUE_PEERS_DIR:-$REPO/bench/peers}"
 build="$REPO/bench/queue/.build"
 [ -d "$peers/siberite" ] && [ -d "$peers/darner" ] || die "no peers in $peers (set QUEUE_PEERS_DIR)"
 

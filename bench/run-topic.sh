@@ -15,14 +15,14 @@
 #
 # minikafka's benchmark starts its broker in-process; a patched copy of it
 # (bench/topic/external-broker.patch, applied to a copy in bench/topic/.build, never to
-# ../shared) can instead drive an external broker (BENCH_EXTERNAL_BROKER=1, BENCH_PUB_PORT,
+# bench/peers) can instead drive an external broker (BENCH_EXTERNAL_BROKER=1, BENCH_PUB_PORT,
 # BENCH_SUB_PORT), reports EndToEndLatency's p50 and p999 beside its p99, and raises minikafka's
 # idle polling deadline from 100 ms to 2 s (its peer README: under CPU contention the 100 ms read
 # deadline can expire between a frame's length and payload and desynchronise the stream).
 # minikafka listens on all interfaces on fixed ports 5555/5556: it runs only inside this bounded
 # run, one run at a time, with a fresh TMPDIR deleted afterwards. The log server listens on
 # loopback only ($LOG_SERVER_PUB / $LOG_SERVER_SUB, default 127.0.0.1:15555 / :15556).
-# Needs Go >= 1.18 and a C compiler (cgo), node, and ../shared/peers/minikafka (or $MINIKAFKA_DIR).
+# Needs Go >= 1.18 and a C compiler (cgo), node, and bench/peers/minikafka (or $MINIKAFKA_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -30,7 +30,7 @@ export SHALEDB_BENCH_RUN="${SHALEDB_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 results="${SHALEDB_BENCH_RESULTS:-$root/bench/results}"
 mkdir -p "$results"
 host="$(nproc)x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//; s/"/'"'"'/g')"
-peer="${MINIKAFKA_DIR:-$root/../shared/peers/minikafka}"
+peer="${MINIKAFKA_DIR:-$root/bench/peers/minikafka}"
 build="$root/bench/topic/.build"
 benchtime="${TOPIC_BENCHTIME:-100000x}"
 pub="${LOG_SERVER_PUB:-127.0.0.1:15555}"

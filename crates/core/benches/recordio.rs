@@ -1,4 +1,4 @@
-//! RecordIO benchmarks: go-sstables' recordio workloads (`../shared/peers/gosst`) on disk, with
+//! RecordIO benchmarks: go-sstables' recordio workloads (`bench/peers/gosst`) on disk, with
 //! the same totals, record sizes and timing (from the open file to the final flush and close).
 //!
 //! `cargo bench -p shaledb --bench recordio [-- FILTER...]`

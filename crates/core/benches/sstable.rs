@@ -1,4 +1,4 @@
-//! SSTable benchmarks: go-sstables' own table workloads (see `../shared/peers/gosst`), on disk.
+//! SSTable benchmarks: go-sstables' own table workloads (see `bench/peers/gosst`), on disk.
 //!
 //! - `flush/<N>MiB`: build a table from a sorted in-memory map (4-byte big-endian counter keys,
 //!   one shared 1 KiB random value) until N MiB of key+value bytes; MB/s of key+value bytes,

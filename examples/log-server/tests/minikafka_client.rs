@@ -1,5 +1,5 @@
 //! The log server driven by minikafka's own Go client package (tests/minikafka-client, built
-//! offline against `../shared/peers/minikafka`): every publish acknowledged, the subscriber
+//! offline against the peer's source in `bench/peers/minikafka`): every publish acknowledged, the subscriber
 //! receives every message once and each publisher's in order, and a SIGKILLed and restarted
 //! server still has the whole log. Skipped, saying so, where Go or the peer's source is missing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 
 use support::{free_addrs, scratch, Server};
 
-/// minikafka's source: `$MINIKAFKA_SRC`, or `../shared/peers/minikafka/src` beside the repository.
+/// minikafka's source: `$MINIKAFKA_SRC`, or the repository's `bench/peers/minikafka/src`.
 fn minikafka_src() -> Option<PathBuf> {
     let dir = std::env::var_os("MINIKAFKA_SRC")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/peers/minikafka/src")
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/peers/minikafka/src")
         });
     dir.join("client/publisher.go").is_file().then_some(dir)
 }
