@@ -96,7 +96,7 @@ export type WireFrom = [kind: number, value: number, group: string | undefined];
 
 /** A checked `from` (`fallback` when absent). */
 export function fromArgument(from: unknown, fallback: "earliest" | "latest"): WireFrom {
-  const f = from ?? fallback;
+  const f = from === undefined ? fallback : from;
   if (f === "earliest") return [1, 0, undefined];
   if (f === "latest") return [2, 0, undefined];
   if (typeof f === "number") return [0, wholeNumber(f, "options.from", 0), undefined];
