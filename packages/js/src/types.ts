@@ -130,6 +130,18 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
    * by name across tabs.
    */
   deleteQueue(name: string): Promise<boolean>;
+  /** Opens topic log `name`, creating it if missing (see {@link SyncDatabase.topic}). */
+  topic<VE extends ValueEncoding = "utf8", KE extends KeyEncoding = "utf8">(
+    name: string,
+    options?: TopicOptions<VE, KE>,
+  ): Promise<Topic<ValueOf<VE>, KeyOf<KE>>>;
+  /** The names of the topics, sorted. */
+  topics(): Promise<string[]>;
+  /**
+   * Deletes topic `name`, its records and groups; `false` if there was none. Its subscriptions
+   * end with an error; a handle of it used afterwards opens it anew (empty, default options).
+   */
+  deleteTopic(name: string): Promise<boolean>;
   snapshot(): Promise<Snapshot>;
   transaction(): Promise<Transaction<K, V>>;
   transact<T>(
