@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use shaledb::db::{Budget, Options};
 use shaledb::queue::{Lease, PushOptions, Queue};
+use shaledb::topic::Topic;
 use shaledb::{Batch, Db, Error, Keyspace, WriteOptions};
 use wasm_bindgen::prelude::*;
 
@@ -30,6 +31,8 @@ pub struct DbEntry {
     pub keyspaces: Vec<Keyspace>,
     /// The queue handles JavaScript opened, by number (`None`: its queue was deleted).
     pub queues: Vec<Option<Queue>>,
+    /// The topic handles JavaScript opened, by number (`None`: its topic was deleted).
+    pub topics: Vec<Option<Topic>>,
     /// Bytes written since the last inline maintenance step.
     debt: Cell<u64>,
 }
@@ -43,6 +46,17 @@ impl DbEntry {
                 "queue handle {index} belongs to a deleted queue"
             ))),
             None => Err(Error::InvalidArgument(format!("no queue number {index}"))),
+        }
+    }
+
+    /// Topic handle number `index` of this database.
+    pub fn topic(&self, index: u32) -> Result<&Topic, Error> {
+        match self.topics.get(index as usize) {
+            Some(Some(topic)) => Ok(topic),
+            Some(None) => Err(Error::InvalidArgument(format!(
+                "topic handle {index} belongs to a deleted topic"
+            ))),
+            None => Err(Error::InvalidArgument(format!("no topic number {index}"))),
         }
     }
 
@@ -121,6 +135,7 @@ pub fn db_open(
             db,
             keyspaces: vec![default],
             queues: Vec::new(),
+            topics: Vec::new(),
             debt: Cell::new(0),
         })
     }))
@@ -209,13 +224,18 @@ const OP_DELETE: u8 = 1;
 const OP_DELETE_RANGE: u8 = 2;
 const OP_PUSH: u8 = 3;
 const OP_ACK: u8 = 4;
+const OP_APPEND: u8 = 5;
+const OP_COMMIT_OFFSET: u8 = 6;
 
 /// Applies a packed batch atomically. `ops` is a sequence of operations, each
 /// `op u8, keyspace u32 LE, key length u32 LE, key, [value length u32 LE, value]` where `op` is
 /// 0 (put: key, value), 1 (delete: key), 2 (delete range: start as key, end as value),
 /// 3 (queue push: the queue handle number in place of the keyspace, the value as key, and as
 /// value 16 bytes: delay and ttl in ms, f64 LE, negative for none) or 4 (queue ack: the queue
-/// handle number, and as key 12 bytes: the item id u64 LE and the delivery u32 LE).
+/// handle number, and as key 12 bytes: the item id u64 LE and the delivery u32 LE),
+/// 5 (topic append: the topic handle number, and as key one record packed as
+/// [`crate::topics::decode_records`] reads them) or 6 (topic offset commit: the topic handle
+/// number, the group name as key, and as value the offset u64 LE).
 #[wasm_bindgen(js_name = dbWrite)]
 pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     js_result(with_db(db, |entry| {
@@ -226,7 +246,8 @@ pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     }))
 }
 
-/// [`db_write`], returning the ids of the batch's queue pushes in the order they were packed.
+/// [`db_write`], returning the ids of the batch's queue pushes and the offsets of its topic
+/// appends, in the order they were packed.
 #[wasm_bindgen(js_name = dbWriteIds)]
 pub fn db_write_ids(db: u32, ops: &[u8], sync: bool) -> JsResult<Vec<f64>> {
     js_result(with_db(db, |entry| {
@@ -287,6 +308,22 @@ fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
         if op == OP_ACK {
             let lease = decode_lease(reader.bytes()?)?;
             batch.ack(entry.queue(number)?, lease)?;
+            continue;
+        }
+        if op == OP_APPEND {
+            let record = crate::topics::decode_one_record(reader.bytes()?)?;
+            batch.append(entry.topic(number)?, record)?;
+            continue;
+        }
+        if op == OP_COMMIT_OFFSET {
+            let group = std::str::from_utf8(reader.bytes()?)
+                .map_err(|_| Error::InvalidArgument("a group name must be UTF-8".into()))?;
+            let offset = reader
+                .bytes()?
+                .try_into()
+                .map(u64::from_le_bytes)
+                .map_err(|_| Error::InvalidArgument("truncated offset".into()))?;
+            batch.commit_offset(entry.topic(number)?, group, offset)?;
             continue;
         }
         let keyspace = entry.keyspace(number)?;

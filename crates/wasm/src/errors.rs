@@ -13,6 +13,11 @@ pub fn to_js_error(error: &shaledb::Error) -> JsValue {
     js.set_name("ShaleError");
     // Setting a property on a fresh, extensible Error object cannot fail.
     let _ = js_sys::Reflect::set(&js, &JsValue::from_str("code"), &error.code().into());
+    if let shaledb::Error::OffsetOutOfRange { first, next, .. } = error {
+        // Where the log is now, for the TypeScript layer's `ShaleError.details`.
+        let _ = js_sys::Reflect::set(&js, &JsValue::from_str("first"), &(*first as f64).into());
+        let _ = js_sys::Reflect::set(&js, &JsValue::from_str("next"), &(*next as f64).into());
+    }
     js.into()
 }
 

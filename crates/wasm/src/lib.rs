@@ -30,6 +30,8 @@ mod scratch;
 #[cfg(target_arch = "wasm32")]
 mod snapshots;
 #[cfg(target_arch = "wasm32")]
+mod topics;
+#[cfg(target_arch = "wasm32")]
 mod verify;
 
 use std::sync::{Mutex, PoisonError};

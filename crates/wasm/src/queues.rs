@@ -22,12 +22,12 @@ const ITEM_HEADER: usize = 32;
 /// Largest integer a JavaScript number holds exactly (2^53 - 1).
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-/// Queue id `id` as a JavaScript number; an id past 2^53 - 1 (which a number would round) is
+/// Queue id (or topic offset) `id` as a JavaScript number; an id past 2^53 - 1 (which a number would round) is
 /// `InvalidArgument` rather than a wrong id.
 pub fn js_id(id: u64) -> Result<f64, Error> {
     if id > MAX_SAFE_INTEGER {
         return Err(Error::InvalidArgument(format!(
-            "queue id {id} is beyond 2^53 - 1, which a JavaScript number cannot hold exactly"
+            "queue id or topic offset {id} is beyond 2^53 - 1, which a JavaScript number cannot hold exactly"
         )));
     }
     Ok(id as f64)

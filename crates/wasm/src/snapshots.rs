@@ -90,8 +90,30 @@ pub fn tx_ack(tx: u32, db: u32, q: u32, id: f64, delivery: u32) -> JsResult<()> 
     }))
 }
 
+/// Adds an append of the record packed in `record` (`crate::topics`) to topic handle `t` of
+/// `db` to transaction `tx`; its offset comes with the commit.
+#[wasm_bindgen(js_name = txAppend)]
+pub fn tx_append(tx: u32, db: u32, t: u32, record: &[u8]) -> JsResult<()> {
+    let record = js_result(crate::topics::decode_one_record(record))?;
+    js_result(with_db(db, |entry| {
+        let topic = entry.topic(t)?;
+        with(&TRANSACTIONS, |x| x.get_mut(tx)?.append(topic, record))
+    }))
+}
+
+/// Adds the commit of `offset` for group `group` of topic handle `t` to transaction `tx`.
+#[wasm_bindgen(js_name = txCommitOffset)]
+pub fn tx_commit_offset(tx: u32, db: u32, t: u32, group: &str, offset: f64) -> JsResult<()> {
+    js_result(with_db(db, |entry| {
+        let topic = entry.topic(t)?;
+        with(&TRANSACTIONS, |x| {
+            x.get_mut(tx)?.commit_offset(topic, group, offset as u64)
+        })
+    }))
+}
+
 /// Commits and ends transaction `tx`; `CONFLICT` if a key it read changed meanwhile. Returns
-/// the ids of its queue pushes, in order.
+/// the ids of its queue pushes and the offsets of its topic appends, in order.
 #[wasm_bindgen(js_name = txCommit)]
 pub fn tx_commit(tx: u32, sync: bool) -> JsResult<Vec<f64>> {
     let tx = js_result(with(&TRANSACTIONS, |t| {

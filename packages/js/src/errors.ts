@@ -22,6 +22,9 @@
  *   already acked or released).
  * - `LEASE_EXPIRED`: the reservation's lease ran out first; the item went back to the queue (or
  *   to another consumer).
+ * - `OFFSET_OUT_OF_RANGE`: a topic read or subscription asked for an offset below the first
+ *   record the topic still holds (retention dropped it) or past the next one; `details.first`
+ *   and `details.next` say where the log is now.
  * - `BUSY` (JavaScript only): the write cannot run without waiting, and the synchronous API
  *   cannot wait: in a browser worker (`openInWorker`), the OPFS files a write may create must be
  *   made first, which takes an `await`. Nothing was written; `await db.ready()` and retry.
@@ -45,17 +48,28 @@ export type ShaleErrorCode =
   | "QUEUE_FULL"
   | "UNKNOWN_RESERVATION"
   | "LEASE_EXPIRED"
+  | "OFFSET_OUT_OF_RANGE"
   | "BUSY";
 
 /** Every error thrown by `shaledb`. Test `code`, not the message: codes are stable. */
 export class ShaleError extends Error {
   /** The stable code of this error. */
   readonly code: ShaleErrorCode;
+  /**
+   * Figures about the failure, for the codes that have them (`OFFSET_OUT_OF_RANGE`: `first`,
+   * `next`); `undefined` otherwise.
+   */
+  readonly details: Readonly<Record<string, number>> | undefined;
 
-  constructor(code: ShaleErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: ShaleErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: Readonly<Record<string, number>> | undefined },
+  ) {
     super(message, options);
     this.name = "ShaleError";
     this.code = code;
+    this.details = options?.details;
   }
 }
 

@@ -20,6 +20,15 @@ import type {
   QueueRef,
   QueueStats,
   ReadOptions,
+  AppendOptions,
+  NewTopicRecord,
+  RecordHeaders,
+  SubscribeOptions,
+  TopicOptions,
+  TopicReadOptions,
+  TopicRecord,
+  TopicRef,
+  TopicStats,
   ReleaseOptions,
   ReserveOptions,
   Snapshot,
@@ -88,7 +97,14 @@ export interface Transaction<K, V> extends AsyncDisposable {
   push<V2>(queue: QueueRef<V2>, value: V2, options?: Omit<PushOptions, "sync">): void;
   /** Adds an ack of a reservation of `queue` (see {@link SyncTransaction.ack}). */
   ack<V2>(queue: QueueRef<V2>, itemOrLease: QueueItem<V2> | Lease): void;
-  /** Commits atomically; resolves with the ids of its queue pushes, in order. */
+  /** Adds an append to `topic` (see {@link SyncTransaction.append}); a failure fails the commit. */
+  append<V2, K2>(topic: TopicRef<V2, K2>, value: V2, options?: { key?: K2; headers?: RecordHeaders }): void;
+  /** Adds an offset commit of group `group` of `topic` (see {@link SyncTransaction.commitOffset}). */
+  commitOffset<V2, K2>(topic: TopicRef<V2, K2>, group: string, offset: number): void;
+  /**
+   * Commits atomically; resolves with the ids of its queue pushes and the offsets of its topic
+   * appends, in the order added.
+   */
   commit(options?: WriteOptions): Promise<number[]>;
   rollback(): Promise<void>;
 }
@@ -114,6 +130,18 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
    * by name across tabs.
    */
   deleteQueue(name: string): Promise<boolean>;
+  /** Opens topic log `name`, creating it if missing (see {@link SyncDatabase.topic}). */
+  topic<VE extends ValueEncoding = "utf8", KE extends KeyEncoding = "utf8">(
+    name: string,
+    options?: TopicOptions<VE, KE>,
+  ): Promise<Topic<ValueOf<VE>, KeyOf<KE>>>;
+  /** The names of the topics, sorted. */
+  topics(): Promise<string[]>;
+  /**
+   * Deletes topic `name`, its records and groups; `false` if there was none. Its subscriptions
+   * end with an error; a handle of it used afterwards opens it anew (empty, default options).
+   */
+  deleteTopic(name: string): Promise<boolean>;
   snapshot(): Promise<Snapshot>;
   transaction(): Promise<Transaction<K, V>>;
   transact<T>(
@@ -183,4 +211,31 @@ export interface Queue<V> extends QueueRef<V> {
    * released, jobs handed out stay the caller's to ack or release.
    */
   consume(options?: ConsumeOptions): AsyncIterableIterator<Job<V>>;
+}
+
+/**
+ * A topic log, the Promise API (the same in Node and browsers): the methods of
+ * {@link SyncTopic}, resolving with their results, and `subscribe`, which waits for new records
+ * without polling.
+ */
+export interface Topic<V, K = string> extends TopicRef<V, K> {
+  append(value: V, options?: AppendOptions<K>): Promise<number>;
+  appendMany(values: readonly (V | NewTopicRecord<V, K>)[], options?: WriteOptions): Promise<number[]>;
+  read(options?: TopicReadOptions): Promise<TopicRecord<V, K>[]>;
+  latest(n: number): Promise<TopicRecord<V, K>[]>;
+  /**
+   * `for await (const record of topic.subscribe({ from }))`: yields the records there are from
+   * `from` on (default `"latest"`), then waits for new ones, woken as soon as an append to the
+   * topic commits (from any caller of the database; in browsers from any tab). Pull-based: a
+   * chunk (`options.chunk` records) is fetched only when the loop asks for more, so a slow
+   * reader never makes anyone buffer. Breaking the loop, `options.signal` aborting or closing
+   * the database ends it; `OFFSET_OUT_OF_RANGE` rejects it if retention drops records it has
+   * not read yet.
+   */
+  subscribe(options?: SubscribeOptions): AsyncIterableIterator<TopicRecord<V, K>>;
+  commit(group: string, offset: number): Promise<void>;
+  committed(group: string): Promise<number | undefined>;
+  removeGroup(group: string): Promise<boolean>;
+  applyRetention(): Promise<void>;
+  stats(): Promise<TopicStats>;
 }

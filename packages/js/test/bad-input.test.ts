@@ -19,6 +19,9 @@ import {
   type SyncDatabase,
   type SyncKeyspace,
   type SyncQueue,
+  type SyncTopic,
+  type Topic,
+  type TopicFrom,
 } from "shaledb";
 import { recordioRoundTrip } from "shaledb/testing";
 
@@ -993,6 +996,14 @@ const INTERNAL_METHODS = new Set([
   "nextWake",
   "groupHandle",
   "ackLease",
+  // Topics: likewise.
+  "appended",
+  "packRecord",
+  "appendEncoded",
+  "latestPacked",
+  "resolve",
+  "commitChecked",
+  "commitOffsetChecked",
 ]);
 
 /** The public method names of `object` (own and inherited, up to Object), sorted. */
@@ -1015,6 +1026,7 @@ interface SyncWorld {
   db: SyncDatabase<string, string>;
   ks: SyncKeyspace<string, string>;
   q: SyncQueue<string>;
+  t: SyncTopic<string>;
 }
 
 function syncWorld(): SyncWorld {
@@ -1022,7 +1034,7 @@ function syncWorld(): SyncWorld {
   const ks = db.keyspace("ks");
   db.put("k1", "v1");
   ks.put("k1", "w1");
-  return { db, ks, q: db.queue("q") };
+  return { db, ks, q: db.queue("q"), t: db.topic("t") };
 }
 
 type Cases<W> = Record<string, (world: W) => unknown>;
@@ -1078,8 +1090,37 @@ const syncQueueCases: Cases<SyncWorld> = {
   },
 };
 
+/** The topic methods of the synchronous API (`topic-bad-input.test.ts` has more cases). */
+const syncTopicCases: Cases<SyncWorld> = {
+  append: (w) => {
+    expectCode(() => w.t.append(bad<string>(null)), INVALID);
+    expectCode(() => w.t.append("v", { headers: bad<Record<string, string>>({ h: 1 }) }), INVALID);
+  },
+  appendMany: (w) => expectCode(() => w.t.appendMany(bad<string[]>("abc")), INVALID),
+  read: (w) => expectCode(() => w.t.read({ from: bad<TopicFrom>("middle") }), INVALID),
+  latest: (w) => expectCode(() => w.t.latest(-1), INVALID),
+  subscribe: (w) => expectCode(() => w.t.subscribe({ chunk: 0 }), INVALID),
+  commit: (w) => expectCode(() => w.t.commit("g", 0.5), INVALID),
+  committed: (w) => expectCode(() => w.t.committed(""), INVALID),
+  removeGroup: (w) => expectCode(() => w.t.removeGroup(bad<string>(undefined)), INVALID),
+  applyRetention: (w) => {
+    w.db.close();
+    expectCode(() => w.t.applyRetention(), "CLOSED");
+  },
+  stats: (w) => {
+    w.db.close();
+    expectCode(() => w.t.stats(), "CLOSED");
+  },
+};
+
 const syncDatabaseCases: Cases<SyncWorld> = {
   ...syncStoreCases((w) => w.db),
+  topic: (w) => expectCode(() => w.db.topic("t", { maxRecords: -1 }), INVALID),
+  topics: (w) => {
+    w.db.close();
+    expectCode(() => w.db.topics(), "CLOSED");
+  },
+  deleteTopic: (w) => expectCode(() => w.db.deleteTopic(bad<string>(null)), INVALID),
   queue: (w) => expectCode(() => w.db.queue("q", { maxItems: -1 }), INVALID),
   queues: (w) => {
     w.db.close();
@@ -1131,6 +1172,11 @@ const syncBatchCases: Cases<SyncWorld> = {
 };
 
 const syncTransactionCases: Cases<SyncWorld> = {
+  append: (w) => {
+    expectCode(() => w.db.transaction().append(w.t, bad<string>(5)), INVALID);
+    expectCode(() => w.db.transaction().append(bad<SyncTopic<string>>("t"), "v"), INVALID);
+  },
+  commitOffset: (w) => expectCode(() => w.db.transaction().commitOffset(w.t, "g", -1), INVALID),
   push: (w) => {
     expectCode(() => w.db.transaction().push(w.q, bad<string>(5)), INVALID);
     expectCode(() => w.db.transaction().push(bad<SyncQueue<string>>("q"), "v"), INVALID);
@@ -1180,13 +1226,14 @@ interface AsyncWorld {
   db: Database<string, string>;
   ks: Keyspace<string, string>;
   q: Queue<string>;
+  t: Topic<string>;
 }
 
 async function asyncWorld(): Promise<AsyncWorld> {
   const db = await open(freshPath("methods-async"));
   const ks = await db.keyspace("ks");
   await db.put("k1", "v1");
-  return { db, ks, q: await db.queue("q") };
+  return { db, ks, q: await db.queue("q"), t: await db.topic("t") };
 }
 
 function asyncStoreCases(pick: (w: AsyncWorld) => Keyspace<string, string> | Database<string, string>): Cases<AsyncWorld> {
@@ -1257,8 +1304,37 @@ const asyncQueueCases: Cases<AsyncWorld> = {
   consume: (w) => expectCode(() => w.q.consume({ concurrency: 0 }), INVALID),
 };
 
+/** The topic methods of the Promise API. */
+const asyncTopicCases: Cases<AsyncWorld> = {
+  append: (w) => expectRejects(w.t.append("v", { key: bad<string>(5) }), INVALID),
+  appendMany: (w) => expectRejects(w.t.appendMany([{ value: bad<string>(null) }]), INVALID),
+  read: (w) => expectRejects(w.t.read({ limit: 0 }), INVALID),
+  latest: (w) => expectRejects(w.t.latest(bad<number>("3")), INVALID),
+  subscribe: (w) => {
+    expectCode(() => w.t.subscribe({ signal: bad<AbortSignal>({}) }), INVALID);
+    expectCode(() => w.t.subscribe({ from: { time: -1 } }), INVALID);
+  },
+  commit: (w) => expectRejects(w.t.commit(bad<string>(null), 1), INVALID),
+  committed: (w) => expectRejects(w.t.committed(bad<string>(1)), INVALID),
+  removeGroup: (w) => expectRejects(w.t.removeGroup(""), INVALID),
+  applyRetention: async (w) => {
+    await w.db.close();
+    await expectRejects(w.t.applyRetention(), "CLOSED");
+  },
+  stats: async (w) => {
+    await w.db.close();
+    await expectRejects(w.t.stats(), "CLOSED");
+  },
+};
+
 const asyncDatabaseCases: Cases<AsyncWorld> = {
   ...asyncStoreCases((w) => w.db),
+  topic: (w) => expectRejects(w.db.topic("t", { retentionPassesGroups: bad<boolean>("yes") }), INVALID),
+  topics: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.topics(), "CLOSED");
+  },
+  deleteTopic: (w) => expectRejects(w.db.deleteTopic(""), INVALID),
   queue: (w) => expectRejects(w.db.queue("q", { whenFull: bad<"reject">("block") }), INVALID),
   queues: async (w) => {
     await w.db.close();
@@ -1329,6 +1405,14 @@ const asyncBatchCases: Cases<AsyncWorld> = {
 };
 
 const asyncTransactionCases: Cases<AsyncWorld> = {
+  append: async (w) => {
+    const tx = await w.db.transaction();
+    expectCode(() => tx.append(w.t, "v", { headers: bad<Record<string, string>>([]) }), INVALID);
+  },
+  commitOffset: async (w) => {
+    const tx = await w.db.transaction();
+    expectCode(() => tx.commitOffset(bad<Topic<string>>({ name: "t" }), "g", 1), INVALID);
+  },
   push: async (w) => {
     const tx = await w.db.transaction();
     expectCode(() => tx.push(w.q, bad<string>(null)), INVALID);
@@ -1394,6 +1478,7 @@ function syncObjects(w: SyncWorld): Record<string, [object, Cases<SyncWorld>]> {
     Snapshot: [w.db.snapshot(), snapshotCases],
     SyncEntryIterator: [w.db.iterator(), syncIteratorCases],
     SyncQueue: [w.q, syncQueueCases],
+    SyncTopic: [w.t, syncTopicCases],
   };
 }
 
@@ -1405,6 +1490,7 @@ async function asyncObjects(w: AsyncWorld): Promise<Record<string, [object, Case
     Transaction: [await w.db.transaction(), asyncTransactionCases],
     AsyncEntryIterator: [w.db.iterator(), asyncIteratorCases],
     Queue: [w.q, asyncQueueCases],
+    Topic: [w.t, asyncTopicCases],
   };
 }
 
@@ -1425,6 +1511,7 @@ describe("every public method has a bad-input case (synchronous API)", () => {
     ["Snapshot", snapshotCases],
     ["SyncEntryIterator", syncIteratorCases],
     ["SyncQueue", syncQueueCases],
+    ["SyncTopic", syncTopicCases],
   ];
   for (const [type, cases] of tables) {
     for (const [method, check] of Object.entries(cases)) {
@@ -1461,6 +1548,7 @@ describe("every public method has a bad-input case (Promise API)", () => {
     ["Transaction", asyncTransactionCases],
     ["AsyncEntryIterator", asyncIteratorCases],
     ["Queue", asyncQueueCases],
+    ["Topic", asyncTopicCases],
   ];
   for (const [type, cases] of tables) {
     for (const [method, check] of Object.entries(cases)) {

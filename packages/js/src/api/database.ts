@@ -14,6 +14,10 @@ import { queueArguments, queueName } from "../arguments/queue-options.js";
 import { valueCodec } from "../encoding/codec.js";
 import type { PackingQueue } from "../encoding/packed-ops.js";
 import { PromiseQueue, Waits } from "./queue.js";
+import { PromiseTopic } from "./topic.js";
+import { topicArguments, topicName } from "../arguments/topic-options.js";
+import { keyCodec } from "../encoding/codec.js";
+import type { PackingTopic } from "../encoding/packed-ops.js";
 import type { Transport } from "../transport/transport.js";
 import type {
   Batch,
@@ -27,6 +31,8 @@ import type {
   QueueOptions,
   Snapshot,
   Stats,
+  Topic,
+  TopicOptions,
   Transaction,
   ValueEncoding,
   ValueOf,
@@ -98,7 +104,26 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
         }
         return packing;
       };
-      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations, queueOf);
+      // Topics likewise.
+      const topics: PromiseTopic[] = [];
+      const topicNumbers = new Map<PromiseTopic, PackingTopic>();
+      const topicOf = (topic: unknown): PackingTopic => {
+        if (!(topic instanceof PromiseTopic) || topic.transport !== this.transport) {
+          throw invalidArgument("a batch operation's topic must be a topic opened on this database");
+        }
+        let packing = topicNumbers.get(topic);
+        if (packing === undefined) {
+          packing = {
+            topicNumber: topics.length,
+            packRecord: (v, k, h, what) => topic.packRecord(v, k, h, what),
+            pushed: () => undefined,
+          };
+          topicNumbers.set(topic, packing);
+          topics.push(topic);
+        }
+        return packing;
+      };
+      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations, queueOf, topicOf);
       const sync = syncOption(options);
       if (packed.count === 0) {
         return this.transport.closed ? Promise.reject(closedError("the database")) : Promise.resolve([]);
@@ -107,7 +132,8 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
         return this.transport.request("write", [packed.bytes().slice(), sync]).then(() => []);
       }
       const names = queues.map((q): [string, string] => [q.name, q.groupName]);
-      return this.transport.request("queueWrite", [packed.bytes().slice(), names, sync]);
+      const topicNames = topics.map((t) => t.name);
+      return this.transport.request("queueWrite", [packed.bytes().slice(), names, sync, topicNames]);
     });
   }
 
@@ -126,6 +152,26 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
 
   deleteQueue(name: string): Promise<boolean> {
     return settle(() => this.transport.request("deleteQueue", [queueName(name)]));
+  }
+
+  topic<VE extends ValueEncoding = "utf8", KE extends KeyEncoding = "utf8">(
+    name: string,
+    options?: TopicOptions<VE, KE>,
+  ): Promise<Topic<ValueOf<VE>, KeyOf<KE>>> {
+    return settle(async () => {
+      const c = topicArguments(name, options);
+      await this.transport.request("topicOpen", [c.name, c.settings]);
+      const topic = new PromiseTopic(this.transport, this.#waits, c.name, keyCodec(c.keyEncoding), valueCodec(c.valueEncoding));
+      return topic as unknown as Topic<ValueOf<VE>, KeyOf<KE>>;
+    });
+  }
+
+  topics(): Promise<string[]> {
+    return this.transport.request("topics", []);
+  }
+
+  deleteTopic(name: string): Promise<boolean> {
+    return settle(() => this.transport.request("deleteTopic", [topicName(name)]));
   }
 
   snapshot(): Promise<Snapshot> {

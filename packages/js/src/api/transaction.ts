@@ -9,6 +9,9 @@ import { closedError, invalidArgument } from "../errors.js";
 import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, Transaction, WriteOptions } from "../types.js";
 import { leaseArgument, pushOptions } from "../arguments/queue-options.js";
 import { PromiseQueue } from "./queue.js";
+import { PromiseTopic } from "./topic.js";
+import { offsetArgument, topicGroup } from "../arguments/topic-options.js";
+import { optionsObject } from "../arguments/checks.js";
 import { settle } from "./settle.js";
 import { forgetTracking, track, untrack, type Held } from "./server-resources.js";
 import { storeOf, type PromiseStore } from "./store.js";
@@ -56,6 +59,30 @@ export class PromiseTransaction implements Transaction<unknown, unknown> {
   delete(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): void {
     const s = this.#target(keyspace);
     s.transport.request("txDelete", [this.id, s.keyspaceId, s.encodeKey(key)], this.server).catch(() => undefined);
+  }
+
+  #topic(topic: unknown): PromiseTopic {
+    if (this.#ended) {
+      throw closedError("the transaction (committed or rolled back)");
+    }
+    if (!(topic instanceof PromiseTopic) || topic.transport !== this.store.transport) {
+      throw invalidArgument("the topic must be one opened on this database");
+    }
+    return topic;
+  }
+
+  /** Queues the append on the server; a failure there makes the commit fail with it. */
+  append(topic: unknown, value: unknown, options?: { key?: unknown; headers?: unknown }): void {
+    const t = this.#topic(topic);
+    const o = optionsObject(options);
+    const record = t.packRecord(value, o["key"], o["headers"], "value");
+    t.transport.request("txAppend", [this.id, t.name, record], this.server).catch(() => undefined);
+  }
+
+  commitOffset(topic: unknown, group: string, offset: number): void {
+    const t = this.#topic(topic);
+    const args: [number, string, string, number] = [this.id, t.name, topicGroup(group), offsetArgument(offset)];
+    t.transport.request("txCommitOffset", args, this.server).catch(() => undefined);
   }
 
   #queue(queue: unknown): PromiseQueue {

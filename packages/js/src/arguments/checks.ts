@@ -256,7 +256,7 @@ export function transactArguments<B>(body: B, options: unknown): TransactArgumen
 /** One checked operation of an array batch. */
 export interface BatchOperationArgument {
   /** Queue operations (`push`, `ack`) are checked further by `queue-options.ts`. */
-  type: "put" | "delete" | "push" | "ack";
+  type: "put" | "delete" | "push" | "ack" | "append" | "commitOffset";
   key: unknown;
   value: unknown;
   /** `undefined`: the database's default keyspace; else an object for `storeOf` to resolve. */
@@ -281,12 +281,12 @@ export function batchOperations(operations: unknown): BatchOperationArgument[] {
     }
     const record = op as Record<string, unknown>;
     const { type, key, value, keyspace } = record;
-    if (type === "push" || type === "ack") {
+    if (type === "push" || type === "ack" || type === "append" || type === "commitOffset") {
       return { type, key, value, keyspace: undefined, op: record, index };
     }
     if (type !== "put" && type !== "delete") {
       throw invalidArgument(
-        `batch operation ${index}: type must be "put", "delete", "push" or "ack", got ${describe(type)}`,
+        `batch operation ${index}: type must be "put", "delete", "push", "ack", "append" or "commitOffset", got ${describe(type)}`,
       );
     }
     return { type, key, value, keyspace: keyspaceArgument(keyspace), op: record, index };

@@ -7,6 +7,7 @@
  */
 import { batchOperations } from "../arguments/checks.js";
 import { leaseArgument, pushOptions } from "../arguments/queue-options.js";
+import { offsetArgument, topicGroup } from "../arguments/topic-options.js";
 import { invalidArgument } from "../errors.js";
 
 export const OP_PUT = 0;
@@ -16,6 +17,17 @@ export const OP_DELETE_RANGE = 2;
 export const OP_PUSH = 3;
 /** A queue ack: the queue's number, then 12 bytes of lease (`leaseBytes`). */
 export const OP_ACK = 4;
+/** A topic append: the topic's number, then one record packed (`../encoding/topic-records.ts`). */
+export const OP_APPEND = 5;
+/** A topic offset commit: the topic's number, the group name (UTF-8), the offset u64 LE. */
+export const OP_COMMIT_OFFSET = 6;
+
+/** The offset field of an `OP_COMMIT_OFFSET`. */
+export function offsetBytes(offset: number): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, BigInt(offset), true);
+  return out;
+}
 
 /** The options field of an `OP_PUSH`: delay and ttl in ms, f64 LE (-1: none). */
 export function pushOptionBytes(delayMs: number, ttlMs: number): Uint8Array {
@@ -44,10 +56,13 @@ export class PackedOps {
   #view = new DataView(this.#bytes.buffer);
   #length = 0;
   count = 0;
-  /** Queue operations among them (`OP_PUSH`, `OP_ACK`): the batch must go through `dbWriteIds`. */
+  /**
+   * Queue and topic operations among them (`OP_PUSH`, `OP_ACK`, `OP_APPEND`,
+   * `OP_COMMIT_OFFSET`): the batch must go through `dbWriteIds`.
+   */
   queueOps = 0;
-  /** The queues pushed to (told once the batch is committed: `PackingQueue.pushed`). */
-  readonly pushedTo = new Set<PackingQueue>();
+  /** The queues pushed to and topics appended to (told once the batch is committed). */
+  readonly pushedTo = new Set<{ pushed(): void }>();
 
   #reserve(extra: number): void {
     const need = this.#length + extra;
@@ -86,7 +101,7 @@ export class PackedOps {
       this.#bytesField(value);
     }
     this.count += 1;
-    if (op === OP_PUSH || op === OP_ACK) {
+    if (op >= OP_PUSH) {
       this.queueOps += 1;
     }
   }
@@ -119,6 +134,15 @@ export interface PackingQueue {
   pushed(): void;
 }
 
+/** What packing needs of a topic: its number in the packed batch and its record encoding. */
+export interface PackingTopic {
+  readonly topicNumber: number;
+  /** One record packed (`packRecords` of one), from unchecked arguments. */
+  packRecord(value: unknown, key: unknown, headers: unknown, what: string): Uint8Array;
+  /** After a batch that appended to it was committed. */
+  pushed(): void;
+}
+
 /**
  * Packs an array batch (`db.batch([...])`). `storeOf` resolves an operation's `keyspace`
  * (`undefined`: the default keyspace) and rejects one of another database; `queueOf` resolves
@@ -129,9 +153,26 @@ export function packOperations(
   storeOf: (keyspace: object | undefined) => PackingStore,
   operations: unknown,
   queueOf?: (queue: unknown) => PackingQueue,
+  topicOf?: (topic: unknown) => PackingTopic,
 ): PackedOps {
   const ops = new PackedOps();
   for (const op of batchOperations(operations)) {
+    if (op.type === "append" || op.type === "commitOffset") {
+      if (topicOf === undefined) {
+        throw invalidArgument(`batch operation ${op.index}: topic operations are not supported here`);
+      }
+      const topic = topicOf(op.op["topic"]);
+      if (op.type === "append") {
+        const what = `batch operation ${op.index}'s value`;
+        ops.add(OP_APPEND, topic.topicNumber, topic.packRecord(op.value, op.op["key"], op.op["headers"], what));
+        ops.pushedTo.add(topic);
+      } else {
+        const group = new TextEncoder().encode(topicGroup(op.op["group"]));
+        const offset = offsetArgument(op.op["offset"], `batch operation ${op.index}'s offset`);
+        ops.add(OP_COMMIT_OFFSET, topic.topicNumber, group, offsetBytes(offset));
+      }
+      continue;
+    }
     if (op.type === "push" || op.type === "ack") {
       if (queueOf === undefined) {
         throw invalidArgument(`batch operation ${op.index}: queue operations are not supported here`);

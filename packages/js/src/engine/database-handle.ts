@@ -70,6 +70,8 @@ export class DatabaseHandle {
   hooks: WriteHooks | undefined;
   /** Pushes and releases to this database's queues, for waiting reads. */
   readonly queueSignals = new QueueSignals();
+  /** Appends to this database's topics (by topic name), for waiting subscriptions. */
+  readonly topicSignals = new QueueSignals();
 
   constructor(
     readonly id: number,

@@ -155,7 +155,9 @@ export function translateError(error: unknown): unknown {
     return error;
   }
   if (hasStringCode(error)) {
-    return new ShaleError(error.code as ShaleErrorCode, error.message, { cause: error });
+    const { first, next } = error as { first?: unknown; next?: unknown };
+    const details = typeof first === "number" && typeof next === "number" ? { first, next } : undefined;
+    return new ShaleError(error.code as ShaleErrorCode, error.message, { cause: error, details });
   }
   return error;
 }

@@ -19,6 +19,8 @@ import { StoreImpl, storeOf } from "./store.js";
 import { SyncTransactionImpl } from "./transaction.js";
 import { syncQueue, syncQueueOf } from "./queue.js";
 import { queueName } from "../arguments/queue-options.js";
+import { syncTopic, syncTopicOf } from "./topic.js";
+import { topicName } from "../arguments/topic-options.js";
 import type {
   BatchOperation,
   EncodingOptions,
@@ -32,7 +34,9 @@ import type {
   SyncDatabase,
   SyncKeyspace,
   SyncQueue,
+  SyncTopic,
   SyncTransaction,
+  TopicOptions,
   ValueEncoding,
   ValueOf,
   WriteOptions,
@@ -145,6 +149,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       (keyspace) => storeOf(this, keyspace),
       operations,
       (queue) => syncQueueOf(this.db, queue),
+      (topic) => syncTopicOf(this.db, topic),
     );
     return writePacked(this.db, ops, options);
   }
@@ -163,6 +168,26 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     this.db.afterWrite();
     // Waiting reads of it wake up, and fail.
     this.db.queueSignals.notify(checked);
+    return deleted;
+  }
+
+  topic<VE extends ValueEncoding = "utf8", KE extends KeyEncoding = "utf8">(
+    name: string,
+    options?: TopicOptions<VE, KE>,
+  ): SyncTopic<ValueOf<VE>, KeyOf<KE>> {
+    return syncTopic(this.db, name, options) as unknown as SyncTopic<ValueOf<VE>, KeyOf<KE>>;
+  }
+
+  topics(): string[] {
+    return this.db.call(() => wasm.dbTopics(this.db.id));
+  }
+
+  deleteTopic(name: string): boolean {
+    const checked = topicName(name);
+    const deleted = this.db.write(() => wasm.dbDeleteTopic(this.db.id, checked));
+    this.db.afterWrite();
+    // Waiting subscriptions of it wake up, and end.
+    this.db.topicSignals.notify(checked);
     return deleted;
   }
 

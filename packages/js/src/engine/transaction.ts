@@ -6,16 +6,18 @@
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
 import { closedError } from "../errors.js";
-import { syncOption } from "../arguments/checks.js";
+import { optionsObject, syncOption } from "../arguments/checks.js";
 import { storeOf, type StoreImpl } from "./store.js";
 import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, SyncTransaction, WriteOptions } from "./types.js";
 import { leaseArgument, pushOptions, type PushArguments } from "../arguments/queue-options.js";
 import { syncQueueOf, type SyncQueueImpl } from "./queue.js";
+import { syncTopicOf, type SyncTopicImpl } from "./topic.js";
+import { offsetArgument, topicGroup } from "../arguments/topic-options.js";
 
 export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   #ended = false;
   /** Queues pushed to: told once the commit is through. */
-  readonly #pushedTo = new Set<SyncQueueImpl>();
+  readonly #pushedTo = new Set<{ pushed(): void }>();
 
   private constructor(
     readonly db: DatabaseHandle,
@@ -80,6 +82,32 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   ackLease(q: SyncQueueImpl, lease: Lease): void {
     this.#target(undefined);
     this.db.call(() => wasm.txAck(this.id, this.db.id, q.queueNumber, lease.id, lease.delivery));
+  }
+
+  append(topic: unknown, value: unknown, options?: { key?: unknown; headers?: unknown }): void {
+    this.#target(undefined);
+    const t = syncTopicOf(this.db, topic);
+    const o = optionsObject(options);
+    this.appendEncoded(t, t.packRecord(value, o["key"], o["headers"], "value"));
+  }
+
+  /** An append of one packed record (the server's transactions). */
+  appendEncoded(t: SyncTopicImpl, record: Uint8Array): void {
+    this.#target(undefined);
+    this.db.call(() => wasm.txAppend(this.id, this.db.id, t.topicNumber, record));
+    this.#pushedTo.add(t);
+  }
+
+  commitOffset(topic: unknown, group: string, offset: number): void {
+    this.#target(undefined);
+    const t = syncTopicOf(this.db, topic);
+    this.commitOffsetChecked(t, topicGroup(group), offsetArgument(offset));
+  }
+
+  /** An offset commit of checked arguments (the server's transactions). */
+  commitOffsetChecked(t: SyncTopicImpl, group: string, offset: number): void {
+    this.#target(undefined);
+    this.db.call(() => wasm.txCommitOffset(this.id, this.db.id, t.topicNumber, group, offset));
   }
 
   #queue(queue: unknown): SyncQueueImpl {

@@ -16,6 +16,8 @@ import type {
 } from "./queue-types.js";
 
 export type * from "./queue-types.js";
+export type * from "./topic-types.js";
+import type { SyncTopic, TopicBatchOperation, TopicOptions, TopicRef, RecordHeaders } from "./topic-types.js";
 
 /**
  * Encodings of keys: `"utf8"` (JS strings, stored as their UTF-8 bytes; a string with a lone
@@ -166,7 +168,8 @@ export type BatchOperation<K, V> =
   | { type: "put"; key: K; value: V; keyspace?: undefined }
   | { type: "delete"; key: K; keyspace?: undefined }
   | KeyspaceBatchOperation<unknown, unknown>
-  | QueueBatchOperation<unknown>;
+  | QueueBatchOperation<unknown>
+  | TopicBatchOperation<unknown, unknown>;
 
 /** An operation of an array batch in keyspace `keyspace` (annotate it to check its types). */
 export type KeyspaceBatchOperation<K, V> =
@@ -236,7 +239,14 @@ export interface SyncTransaction<K, V> extends Disposable {
   push<V2>(queue: QueueRef<V2>, value: V2, options?: Omit<PushOptions, "sync">): void;
   /** Adds an ack of a reservation of `queue`: an unknown or expired one fails the commit. */
   ack<V2>(queue: QueueRef<V2>, itemOrLease: QueueItem<V2> | Lease): void;
-  /** Commits atomically; returns the ids of its queue pushes, in order (none: `[]`). */
+  /** Adds an append to `topic` (a topic of this database); its offset comes with the commit. */
+  append<V2, K2>(topic: TopicRef<V2, K2>, value: V2, options?: { key?: K2; headers?: RecordHeaders }): void;
+  /** Adds the commit of `offset` as group `group`'s committed offset of `topic`. */
+  commitOffset<V2, K2>(topic: TopicRef<V2, K2>, group: string, offset: number): void;
+  /**
+   * Commits atomically; returns the ids of its queue pushes and the offsets of its topic
+   * appends, in the order added (none: `[]`).
+   */
   commit(options?: WriteOptions): number[];
   /** Discards the writes (also what `[Symbol.dispose]` does to an uncommitted transaction). */
   rollback(): void;
@@ -256,7 +266,8 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   batch(): SyncBatch<K, V>;
   /**
    * Applies `operations` atomically (each in its `keyspace`, default the database's; queue
-   * pushes and acks too); returns the ids of its queue pushes, in order (none: `[]`).
+   * pushes and acks, topic appends and offset commits too); returns the ids of its queue pushes
+   * and the offsets of its topic appends, in the order added (none: `[]`).
    */
   batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): number[];
   /**
@@ -268,6 +279,18 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   queues(): string[];
   /** Deletes queue `name` and its items; `false` if there was none. Its handles stop working. */
   deleteQueue(name: string): boolean;
+  /**
+   * Opens topic log `name` (1 to 200 bytes of UTF-8, no NUL), creating it if missing: see
+   * {@link TopicOptions} for what options with retention settings do to a stored configuration.
+   */
+  topic<VE extends ValueEncoding = "utf8", KE extends KeyEncoding = "utf8">(
+    name: string,
+    options?: TopicOptions<VE, KE>,
+  ): SyncTopic<ValueOf<VE>, KeyOf<KE>>;
+  /** The names of the topics, sorted. */
+  topics(): string[];
+  /** Deletes topic `name`, its records and groups; `false` if there was none. Its handles stop working. */
+  deleteTopic(name: string): boolean;
   snapshot(): Snapshot;
   transaction(): SyncTransaction<K, V>;
   /**

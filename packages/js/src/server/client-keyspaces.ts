@@ -10,7 +10,15 @@
  * @module
  */
 import { invalidArgument, type ShaleError } from "../errors.js";
-import { OP_ACK, OP_DELETE, OP_DELETE_RANGE, OP_PUSH, OP_PUT } from "../encoding/packed-ops.js";
+import {
+  OP_ACK,
+  OP_APPEND,
+  OP_COMMIT_OFFSET,
+  OP_DELETE,
+  OP_DELETE_RANGE,
+  OP_PUSH,
+  OP_PUT,
+} from "../encoding/packed-ops.js";
 
 /** A client's keyspace number bound to its engine number, or why it could not be opened. */
 type Binding = { engine: number } | { failure: ShaleError };
@@ -56,7 +64,11 @@ export class ClientKeyspaces {
    * engine's: the same bytes when nothing changes, else a copy. A number that is not open, an
    * unknown operation or truncated bytes are `INVALID_ARGUMENT` (nothing is written then).
    */
-  remap(packed: Uint8Array, queueNumber?: (index: number) => number): Uint8Array {
+  remap(
+    packed: Uint8Array,
+    queueNumber?: (index: number) => number,
+    topicNumber?: (index: number) => number,
+  ): Uint8Array {
     if (this.#identity && queueNumber === undefined) {
       return packed;
     }
@@ -69,17 +81,27 @@ export class ClientKeyspaces {
       const op = view.getUint8(at);
       const number = view.getUint32(at + 1, true);
       const queueOp = op === OP_PUSH || op === OP_ACK;
-      if (queueOp && queueNumber === undefined) {
-        throw invalidArgument("queue operations must come with their queues (a queueWrite request)");
+      const topicOp = op === OP_APPEND || op === OP_COMMIT_OFFSET;
+      if ((queueOp && queueNumber === undefined) || (topicOp && topicNumber === undefined)) {
+        throw invalidArgument("queue and topic operations must come with their queues and topics (a queueWrite request)");
       }
-      const engine = queueOp && queueNumber !== undefined ? queueNumber(number) : this.engine(number);
+      const engine =
+        queueOp && queueNumber !== undefined
+          ? queueNumber(number)
+          : topicOp && topicNumber !== undefined
+            ? topicNumber(number)
+            : this.engine(number);
       if (engine !== number) {
         out ??= packed.slice();
         new DataView(out.buffer).setUint32(at + 1, engine, true);
       }
       at += 5;
       const fields =
-        op === OP_DELETE || op === OP_ACK ? 1 : op === OP_PUT || op === OP_DELETE_RANGE || op === OP_PUSH ? 2 : 0;
+        op === OP_DELETE || op === OP_ACK || op === OP_APPEND
+          ? 1
+          : op === OP_PUT || op === OP_DELETE_RANGE || op === OP_PUSH || op === OP_COMMIT_OFFSET
+            ? 2
+            : 0;
       if (fields === 0) {
         throw invalidArgument(`unknown batch op ${op}`);
       }

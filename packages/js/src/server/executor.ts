@@ -18,6 +18,7 @@ import type { SyncTransactionImpl } from "../engine/transaction.js";
 import { writePackedBytes, writePackedIds } from "../engine/write-packed.js";
 import { openQueue, READ_PEEK, type SyncQueueImpl } from "../engine/queue.js";
 import { Later, waitForItems } from "./queue-waits.js";
+import { openTopic, type SyncTopicImpl } from "../engine/topic.js";
 import type { IteratorOptions, ReadOptions, Stats } from "../types.js";
 import type { ClientResources, OpenTransaction } from "./client-resources.js";
 import type {
@@ -57,6 +58,8 @@ export class Executor {
   /** Engine keyspaces by engine number (0: the default one) and by name. */
   readonly #stores = new Map<number, StoreImpl>();
   readonly #byName = new Map<string, number>();
+  /** Engine topic handles by name, opened on first use (with their stored options). */
+  readonly #topics = new Map<string, SyncTopicImpl>();
   /** Engine queue handles by `name NUL group`, opened on first use (with their stored options). */
   readonly #queues = new Map<string, SyncQueueImpl>();
   #nextHandle = 1;
@@ -166,6 +169,19 @@ export class Executor {
       this.#queues.set(key, queue);
     }
     return queue;
+  }
+
+  /** The engine handle of topic `name` (opened if this server has not yet). */
+  #topic(name: string): SyncTopicImpl {
+    let topic = this.#topics.get(name);
+    if (topic === undefined) {
+      if (typeof name !== "string") {
+        throw invalidArgument("a topic request needs a topic name");
+      }
+      topic = openTopic(this.#db.db, name, undefined, bytes, bytes);
+      this.#topics.set(name, topic);
+    }
+    return topic;
   }
 
   /** Forgets the handles of queue `name` (of group `group`, or all). */
@@ -317,6 +333,16 @@ export class Executor {
       const queue = this.#queue(name, group);
       Executor.#intoTransaction(open, () => open.tx.ackLease(queue, { id, delivery }));
     },
+    txAppend: (client, tx, name, record) => {
+      const open = this.#transaction(client, tx);
+      const topic = this.#topic(name);
+      Executor.#intoTransaction(open, () => open.tx.appendEncoded(topic, record));
+    },
+    txCommitOffset: (client, tx, name, group, offset) => {
+      const open = this.#transaction(client, tx);
+      const topic = this.#topic(name);
+      Executor.#intoTransaction(open, () => open.tx.commitOffsetChecked(topic, group, offset));
+    },
     txCommit: (client, tx, sync) => {
       const open = this.#transaction(client, tx);
       client.transactions.delete(tx);
@@ -381,16 +407,59 @@ export class Executor {
       this.#forgetQueue(name);
       return this.#db.deleteQueue(name);
     },
-    queueWrite: (client, ops, queues, sync) => {
+    queueWrite: (client, ops, queues, sync, topics) => {
       const targets = queues.map(([name, group]) => this.#queue(name, group));
-      const remapped = client.keyspaces.remap(ops, (index) => {
-        const target = targets[index];
-        if (target === undefined) {
-          throw invalidArgument(`no queue number ${index} in this batch`);
-        }
-        return target.queueNumber;
-      });
-      return writePackedIds(this.#db.db, remapped, sync, targets);
+      const topicTargets = (topics ?? []).map((name) => this.#topic(name));
+      const remapped = client.keyspaces.remap(
+        ops,
+        (index) => {
+          const target = targets[index];
+          if (target === undefined) {
+            throw invalidArgument(`no queue number ${index} in this batch`);
+          }
+          return target.queueNumber;
+        },
+        (index) => {
+          const target = topicTargets[index];
+          if (target === undefined) {
+            throw invalidArgument(`no topic number ${index} in this batch`);
+          }
+          return target.topicNumber;
+        },
+      );
+      return writePackedIds(this.#db.db, remapped, sync, [...targets, ...topicTargets]);
+    },
+    topicOpen: (_client, name, settings) => {
+      this.#topics.set(name, openTopic(this.#db.db, name, settings, bytes, bytes));
+    },
+    topicAppend: (_client, name, records, sync) => this.#topic(name).appendEncoded(records, sync),
+    topicRead: (client, name, from, limit, maxBytes, waitMs, waitId) => {
+      const topic = this.#topic(name);
+      const first = topic.readPacked(from, limit, maxBytes);
+      if (first.length > 0 || waitMs <= 0) {
+        return first;
+      }
+      const target = {
+        name,
+        attempt: () => topic.readPacked(from, limit, maxBytes),
+        empty: (result: Uint8Array) => result.length === 0,
+        nextWake: () => undefined,
+      };
+      return waitForItems(target, new Uint8Array(0), waitMs, client, waitId, this.#db.db.topicSignals, (job) =>
+        this.#services.run(job),
+      );
+    },
+    topicLatest: (_client, name, n) => this.#topic(name).latestPacked(n),
+    topicResolve: (_client, name, from) => this.#topic(name).resolve(from),
+    topicCommit: (_client, name, group, offset) => this.#topic(name).commitChecked(group, offset),
+    topicCommitted: (_client, name, group) => this.#topic(name).committed(group) ?? -1,
+    topicRemoveGroup: (_client, name, group) => this.#topic(name).removeGroup(group),
+    topicApplyRetention: (_client, name) => this.#topic(name).applyRetention(),
+    topicStats: (_client, name) => this.#topic(name).stats(),
+    topics: () => this.#db.topics(),
+    deleteTopic: (_client, name) => {
+      this.#topics.delete(name);
+      return this.#db.deleteTopic(name);
     },
     flush: () => this.#db.flush(),
     compact: (_client, start, end) =>

@@ -18,6 +18,11 @@ import type { ClientResources } from "./client-resources.js";
 
 /** The soonest a waiter tries again on a timer after an empty attempt. */
 const MIN_RETRY_MS = 5;
+/**
+ * The longest delay a timer takes: a longer one fires after 1 ms instead (Node warns
+ * `TimeoutOverflowWarning`), which would turn the longest wait into polling.
+ */
+const MAX_TIMER_MS = 0x7fff_ffff;
 
 /** A request result that comes later: the server replies once `promise` settles. */
 export class Later<T> {
@@ -72,7 +77,7 @@ export function waitForItems<T>(
         const wake = target.nextWake() ?? Infinity;
         const at = Math.min(deadline, wake <= now ? now + MIN_RETRY_MS : wake);
         // +1: a lease ending at `at` is due once the clock has passed it.
-        timer = setTimeout(tryAgain, Math.max(0, at - now) + 1);
+        timer = setTimeout(tryAgain, Math.min(MAX_TIMER_MS, Math.max(0, at - now) + 1));
       };
       function tryAgain(): void {
         if (done || queued) return;

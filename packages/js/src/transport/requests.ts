@@ -10,8 +10,9 @@
 import type { IterationMode } from "../encoding/entry-batch.js";
 import type { ShaleErrorCode } from "../errors.js";
 import type { WireQueueOptions } from "../arguments/queue-options.js";
+import type { WireFrom, WireTopicOptions } from "../arguments/topic-options.js";
 import type { ReadMode } from "../engine/queue.js";
-import type { QueueStats, Stats } from "../types.js";
+import type { QueueStats, Stats, TopicStats } from "../types.js";
 
 /** Range, direction, limit and snapshot of an iteration, keys encoded. */
 export interface WireRange {
@@ -65,7 +66,11 @@ export interface Protocol {
   };
   /** Adds an ack of a lease of queue `name`, group `group` to transaction `tx`. */
   txAck: { args: [tx: number, name: string, group: string, id: number, delivery: number]; result: void };
-  /** Commits; resolves with the ids of its queue pushes. */
+  /** Adds an append to topic `name` (one packed record) to transaction `tx`. */
+  txAppend: { args: [tx: number, name: string, record: Uint8Array]; result: void };
+  /** Adds an offset commit of group `group` of topic `name` to transaction `tx`. */
+  txCommitOffset: { args: [tx: number, name: string, group: string, offset: number]; result: void };
+  /** Commits; resolves with the ids of its queue pushes and offsets of its topic appends. */
   txCommit: { args: [tx: number, sync: boolean]; result: number[] };
   txRollback: { args: [tx: number]; result: void };
   /**
@@ -102,10 +107,41 @@ export interface Protocol {
   queues: { args: []; result: string[] };
   deleteQueue: { args: [name: string]; result: boolean };
   /**
-   * Packed batch operations with queue pushes and acks, applied atomically; their queue numbers
-   * index `queues` (name, group). Resolves with the pushes' ids.
+   * Packed batch operations with queue pushes and acks (and topic appends and offset commits),
+   * applied atomically; their queue numbers index `queues` (name, group), their topic numbers
+   * `topics`. Resolves with the pushes' ids and the appends' offsets, in order.
    */
-  queueWrite: { args: [ops: Uint8Array, queues: [name: string, group: string][], sync: boolean]; result: number[] };
+  queueWrite: {
+    args: [ops: Uint8Array, queues: [name: string, group: string][], sync: boolean, topics?: string[]];
+    result: number[];
+  };
+  /**
+   * Topics are named by name in every request, like queues; `topicOpen` stores options
+   * (`settings`) or, without, only creates the topic if missing.
+   */
+  topicOpen: { args: [name: string, settings: WireTopicOptions | undefined]; result: void };
+  /** Appends packed records (`../encoding/topic-records.ts`); resolves with their offsets. */
+  topicAppend: { args: [name: string, records: Uint8Array, sync: boolean]; result: number[] };
+  /**
+   * Records from `from` (packed with offsets and times), waiting up to `waitMs` for the first
+   * when there is none yet (`../server/queue-waits.ts`, woken by appends); `waitId` names the
+   * wait for `queueCancelWait`.
+   */
+  topicRead: {
+    args: [name: string, from: WireFrom, limit: number, maxBytes: number, waitMs: number, waitId: number];
+    result: Uint8Array;
+  };
+  topicLatest: { args: [name: string, n: number]; result: Uint8Array };
+  /** The offset `from` names now. */
+  topicResolve: { args: [name: string, from: WireFrom]; result: number };
+  topicCommit: { args: [name: string, group: string, offset: number]; result: void };
+  /** The committed offset of `group` (-1: none). */
+  topicCommitted: { args: [name: string, group: string]; result: number };
+  topicRemoveGroup: { args: [name: string, group: string]; result: boolean };
+  topicApplyRetention: { args: [name: string]; result: void };
+  topicStats: { args: [name: string]; result: TopicStats };
+  topics: { args: []; result: string[] };
+  deleteTopic: { args: [name: string]; result: boolean };
   flush: { args: []; result: void };
   compact: { args: [start: Uint8Array | undefined, end: Uint8Array | undefined]; result: void };
   maintain: { args: [budget: number]; result: boolean };
@@ -143,6 +179,8 @@ export type KeyspaceDeclaration = [number: number, name: string];
 export interface WireError {
   code: ShaleErrorCode;
   message: string;
+  /** `ShaleError.details`, if any. */
+  details?: Readonly<Record<string, number>>;
 }
 
 /** One reply: to request `id`, its result or its error. */

@@ -10,7 +10,9 @@ import type { WireError } from "./requests.js";
 /** The wire form of `error` (anything that is not a ShaleError is an `IO` error). */
 export function toWire(error: unknown): WireError {
   if (error instanceof ShaleError) {
-    return { code: error.code, message: error.message };
+    return error.details === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, details: error.details };
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return { code: "IO", message: `shaledb: ${message}` };
@@ -18,5 +20,5 @@ export function toWire(error: unknown): WireError {
 
 /** The ShaleError of a wire error. */
 export function fromWire(error: WireError): ShaleError {
-  return new ShaleError(error.code, error.message);
+  return new ShaleError(error.code, error.message, { details: error.details });
 }

@@ -60,6 +60,12 @@ const CREATES_FILES: ReadonlySet<Op> = new Set<Op>([
   "queueClear",
   "deleteQueue",
   "queueWrite",
+  "topicOpen",
+  "topicAppend",
+  "topicCommit",
+  "topicRemoveGroup",
+  "topicApplyRetention",
+  "deleteTopic",
 ]);
 /** A maintenance budget above this may rewrite the whole tree: reserve a slot per file first. */
 const LARGE_BUDGET = 64 << 20;

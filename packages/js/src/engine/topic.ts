@@ -1,0 +1,238 @@
+/**
+ * Topic logs, the synchronous API (`db.topic(name)` of `openSync`), and the engine side of the
+ * Promise API's topics (`../server/executor.ts` runs its requests on these objects). Values and
+ * keys are encoded by the handle's codecs; records cross packed (`../encoding/topic-records.ts`).
+ *
+ * After each committed append, the database's topic signals (`DatabaseHandle.topicSignals`)
+ * are told, so that waiting subscriptions of a server wake up.
+ *
+ * @module
+ */
+import {
+
+  latestCount,
+  offsetArgument,
+  readArguments,
+  recordsArray,
+  subscribeArguments,
+  topicArguments,
+  topicGroup,
+  type WireFrom,
+  type WireTopicOptions,
+} from "../arguments/topic-options.js";
+import { optionsObject, syncOption } from "../arguments/checks.js";
+import { keyCodec, valueCodec, type Codec } from "../encoding/codec.js";
+import { decodeRecords, encodeRecord, packRecords, type EncodedRecord } from "../encoding/topic-records.js";
+import { invalidArgument } from "../errors.js";
+import type { PackingTopic } from "../encoding/packed-ops.js";
+import type { DatabaseHandle } from "./database-handle.js";
+import { wasm } from "./instance.js";
+import type { AppendOptions, SubscribeOptions, SyncTopic, TopicReadOptions, TopicRecord, TopicStats } from "./topic-types.js";
+import type { WriteOptions } from "./types.js";
+
+/**
+ * Opens topic `name` of `db` on the engine: with `settings` replacing its stored configuration,
+ * without keeping it.
+ */
+export function openTopic(
+  db: DatabaseHandle,
+  name: string,
+  settings: WireTopicOptions | undefined,
+  keys: Codec<unknown>,
+  values: Codec<unknown>,
+): SyncTopicImpl {
+  const number = db.write(() =>
+    settings === undefined
+      ? wasm.dbTopic(db.id, name, true, -1, -1, -1, false)
+      : wasm.dbTopic(db.id, name, false, ...settings),
+  );
+  db.afterWrite();
+  return new SyncTopicImpl(db, number, name, keys, values);
+}
+
+/** `db.topic(name, options)` of the synchronous API: arguments checked, then {@link openTopic}. */
+export function syncTopic(db: DatabaseHandle, name: unknown, options: unknown): SyncTopicImpl {
+  const c = topicArguments(name, options);
+  return openTopic(db, c.name, c.settings, keyCodec(c.keyEncoding), valueCodec(c.valueEncoding));
+}
+
+/** A record given to `appendMany`: a `{ value, key?, headers? }` object, else a bare value. */
+export function isRecordObject(item: unknown): item is { value: unknown; key?: unknown; headers?: unknown } {
+  return (
+    typeof item === "object" &&
+    item !== null &&
+    !(item instanceof Uint8Array) &&
+    !Array.isArray(item) &&
+    Object.prototype.hasOwnProperty.call(item, "value")
+  );
+}
+
+/**
+ * The records of `appendMany(values)`, encoded. A `"json"` topic's values that are objects with
+ * a `value` property are taken as records: wrap such a value as `{ value }`.
+ */
+export function encodeMany(codecs: { valueCodec: Codec<unknown>; keyCodec: Codec<unknown> }, values: unknown): EncodedRecord[] {
+  return recordsArray(values).map((item, i) =>
+    isRecordObject(item)
+      ? encodeRecord(codecs, item.value, item.key, item.headers, `values[${i}]`)
+      : encodeRecord(codecs, item, undefined, undefined, `values[${i}]`),
+  );
+}
+
+export class SyncTopicImpl implements SyncTopic<unknown, unknown>, PackingTopic {
+  constructor(
+    readonly db: DatabaseHandle,
+    /** The engine's number of this topic in its database. */
+    readonly topicNumber: number,
+    readonly name: string,
+    readonly keyCodec: Codec<unknown>,
+    readonly valueCodec: Codec<unknown>,
+  ) {}
+
+  /** Records may have come to this topic (an append committed). */
+  appended(): void {
+    this.db.topicSignals.notify(this.name);
+  }
+
+  /** After a batch or transaction that appended to it committed (`PackingTopic`). */
+  pushed(): void {
+    this.appended();
+  }
+
+  /** One record packed, from unchecked arguments (`PackingTopic`). */
+  packRecord(value: unknown, key: unknown, headers: unknown, what: string): Uint8Array {
+    return packRecords([encodeRecord(this, value, key, headers, what)]);
+  }
+
+  append(value: unknown, options?: AppendOptions<unknown>): number {
+    const sync = syncOption(options);
+    const o = optionsObject(options);
+    const record = encodeRecord(this, value, o["key"], o["headers"], "value");
+    return this.appendEncoded(packRecords([record]), sync)[0] as number;
+  }
+
+  appendMany(values: readonly unknown[], options?: WriteOptions): number[] {
+    const sync = syncOption(options);
+    const records = encodeMany(this, values);
+    if (records.length === 0) {
+      this.db.check();
+      return [];
+    }
+    return this.appendEncoded(packRecords(records), sync);
+  }
+
+  /** Appends records already packed (the server's requests carry bytes); returns their offsets. */
+  appendEncoded(packed: Uint8Array, sync: boolean): number[] {
+    const offsets = this.db.write(() => wasm.topicAppend(this.db.id, this.topicNumber, packed, sync));
+    this.db.afterWrite();
+    this.appended();
+    return Array.from(offsets);
+  }
+
+  /** One read, packed as the engine gives it (the server sends it as it is). */
+  readPacked(from: WireFrom, limit: number, maxBytes: number): Uint8Array {
+    return this.db.call(() => wasm.topicRead(this.db.id, this.topicNumber, from[0], from[1], from[2], limit, maxBytes));
+  }
+
+  read(options?: TopicReadOptions): TopicRecord<unknown, unknown>[] {
+    const { from, limit, maxBytes } = readArguments(options);
+    return decodeRecords(this.readPacked(from, limit, maxBytes), this);
+  }
+
+  /** The last `n` records, packed. */
+  latestPacked(n: number): Uint8Array {
+    return this.db.call(() => wasm.topicLatest(this.db.id, this.topicNumber, n));
+  }
+
+  latest(n: number): TopicRecord<unknown, unknown>[] {
+    return decodeRecords(this.latestPacked(latestCount(n)), this);
+  }
+
+  /** The offset `from` names now. */
+  resolve(from: WireFrom): number {
+    return this.db.call(() => wasm.topicResolve(this.db.id, this.topicNumber, from[0], from[1], from[2]));
+  }
+
+  subscribe(options?: Omit<SubscribeOptions, "signal">): IterableIterator<TopicRecord<unknown, unknown>> {
+    const { from, chunk } = subscribeArguments(options, false);
+    let next = this.resolve(from);
+    let buffer: TopicRecord<unknown, unknown>[] = [];
+    let at = 0;
+    let done = false;
+    const iterator: IterableIterator<TopicRecord<unknown, unknown>> = {
+      next: (): IteratorResult<TopicRecord<unknown, unknown>> => {
+        if (done) return { done: true, value: undefined };
+        if (at >= buffer.length) {
+          buffer = decodeRecords(this.readPacked([0, next, undefined], chunk, Number.MAX_SAFE_INTEGER), this);
+          at = 0;
+          if (buffer.length === 0) {
+            done = true;
+            return { done: true, value: undefined };
+          }
+        }
+        const record = buffer[at++] as TopicRecord<unknown, unknown>;
+        next = record.offset + 1;
+        return { done: false, value: record };
+      },
+      return: (): IteratorResult<TopicRecord<unknown, unknown>> => {
+        done = true;
+        return { done: true, value: undefined };
+      },
+      [Symbol.iterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  commit(group: string, offset: number): void {
+    this.commitChecked(topicGroup(group), offsetArgument(offset));
+  }
+
+  /** A commit of checked arguments. */
+  commitChecked(group: string, offset: number): void {
+    this.db.write(() => wasm.topicCommit(this.db.id, this.topicNumber, group, offset));
+    this.db.afterWrite();
+  }
+
+  committed(group: string): number | undefined {
+    const checked = topicGroup(group);
+    const offset = this.db.call(() => wasm.topicCommitted(this.db.id, this.topicNumber, checked));
+    return offset < 0 ? undefined : offset;
+  }
+
+  removeGroup(group: string): boolean {
+    const checked = topicGroup(group);
+    const removed = this.db.write(() => wasm.topicRemoveGroup(this.db.id, this.topicNumber, checked));
+    this.db.afterWrite();
+    return removed;
+  }
+
+  applyRetention(): void {
+    this.db.write(() => wasm.topicApplyRetention(this.db.id, this.topicNumber));
+    this.db.afterWrite();
+  }
+
+  stats(): TopicStats {
+    const s = this.db.call(() => wasm.topicStats(this.db.id, this.topicNumber)) as [
+      number,
+      number,
+      number,
+      [string, number, number][],
+    ];
+    return {
+      first: s[0],
+      next: s[1],
+      bytes: s[2],
+      groups: s[3].map(([name, committed, lag]) => ({ name, committed, lag })),
+    };
+  }
+}
+
+/** The engine topic behind a batch or transaction operation's `topic`: one of `db`'s. */
+export function syncTopicOf(db: DatabaseHandle, topic: unknown): SyncTopicImpl {
+  if (!(topic instanceof SyncTopicImpl) || topic.db !== db) {
+    throw invalidArgument("a topic operation's topic must be a topic opened on this database");
+  }
+  return topic;
+}
+
+
