@@ -1,22 +1,12 @@
 // Durable queues in the browser: the same Promise API as Node (OPFS, the engine in the owner's
 // worker), and a read waiting in one tab woken by a push from another tab, through the owner.
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 
 import { appWorker } from "./fixtures/app-worker.js";
+import { type Db, openIn } from "./fixtures/open-in.js";
 import { sessionForThisFile } from "./fixtures/session.js";
 
 const session = sessionForThisFile();
-
-type Db = Awaited<ReturnType<typeof shaledb.open>>;
-
-/** Opens `name` in `page` and keeps the handle as `globalThis.db`. */
-async function openIn(page: Page, name: string): Promise<void> {
-  await page.evaluate(async (n) => {
-    (globalThis as { db?: unknown }).db = await shaledb.open(n);
-  }, name);
-}
-
 
 describe("queues in the browser", () => {
   it("push, reserve, ack, release, batches, groups, limits and consume work as in Node", async () => {

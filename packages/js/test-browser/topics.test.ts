@@ -1,20 +1,11 @@
 // Topic logs in the browser: the same Promise API as Node (OPFS, the engine in the owner's
 // worker), and a subscription in one tab woken by an append from another tab, through the owner.
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 
+import { type Db, openIn } from "./fixtures/open-in.js";
 import { sessionForThisFile } from "./fixtures/session.js";
 
 const session = sessionForThisFile();
-
-type Db = Awaited<ReturnType<typeof shaledb.open>>;
-
-/** Opens `name` in `page` and keeps the handle as `globalThis.db`. */
-async function openIn(page: Page, name: string): Promise<void> {
-  await page.evaluate(async (n) => {
-    (globalThis as { db?: unknown }).db = await shaledb.open(n);
-  }, name);
-}
 
 describe("topics in the browser", () => {
   it("append, read, groups, batches, retention and subscribe work as in Node", async () => {
