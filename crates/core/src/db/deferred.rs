@@ -5,9 +5,7 @@
 //! the innermost commits it.
 
 use std::any::Any;
-use std::sync::Arc;
 
-use crate::db::core::DbInner;
 use crate::db::keyspace::Batch;
 use crate::write::batch::WriteBatch;
 use crate::Result;
@@ -42,32 +40,25 @@ pub(crate) trait DeferredWrites: MaybeSendSync + std::fmt::Debug {
     /// commits, or hands on to the next layer); keeps its in-memory changes if that succeeds,
     /// undoes them if not. Returns `(index, id)` of the writes that get ids, `index` being the
     /// one [`Batch::deferred_mut`] gave.
-    fn commit(
-        &self,
-        db: &Arc<DbInner>,
-        batch: WriteBatch,
-        commit: &mut CommitFn<'_>,
-    ) -> Result<Vec<(usize, u64)>>;
+    fn commit(&self, batch: WriteBatch, commit: &mut CommitFn<'_>) -> Result<Vec<(usize, u64)>>;
 }
 
 /// Commits `batch` (the plain writes, encoded) with the deferred writes of `layers`, nesting
 /// them in order; `commit` does the final write. Returns the ids in the order the writes were
 /// added to the batch.
 pub(crate) fn commit_layers(
-    db: &Arc<DbInner>,
     layers: &[Box<dyn DeferredWrites>],
     batch: WriteBatch,
     commit: &mut CommitFn<'_>,
 ) -> Result<Vec<u64>> {
     let mut ordered: Vec<&dyn DeferredWrites> = layers.iter().map(|l| &**l).collect();
     ordered.sort_by_key(|l| l.rank());
-    let mut ids = nest(db, &ordered, batch, commit)?;
+    let mut ids = nest(&ordered, batch, commit)?;
     ids.sort_unstable_by_key(|&(index, _)| index);
     Ok(ids.into_iter().map(|(_, id)| id).collect())
 }
 
 fn nest(
-    db: &Arc<DbInner>,
     layers: &[&dyn DeferredWrites],
     batch: WriteBatch,
     commit: &mut CommitFn<'_>,
@@ -77,8 +68,8 @@ fn nest(
         return Ok(Vec::new());
     };
     let mut inner = Vec::new();
-    let mut ids = first.commit(db, batch, &mut |b| {
-        inner = nest(db, rest, b, commit)?;
+    let mut ids = first.commit(batch, &mut |b| {
+        inner = nest(rest, b, commit)?;
         Ok(())
     })?;
     ids.append(&mut inner);

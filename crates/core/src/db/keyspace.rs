@@ -253,15 +253,11 @@ impl Batch {
     ) -> Result<Vec<u64>> {
         let plain = self.encoded_for(db)?;
         let sync = sync || self.deferred_wants_sync();
-        match check {
-            Some(check) => commit_layers(db, &self.deferred, plain, &mut |b| {
-                db.commit_checked(b, sync, check)
-            }),
-            None if self.deferred.is_empty() => db.write(plain, sync).map(|_| Vec::new()),
-            None => commit_layers(db, &self.deferred, plain, &mut |b| {
-                db.write(b, sync).map(|_| ())
-            }),
-        }
+        let mut check = check;
+        commit_layers(&self.deferred, plain, &mut |b| match check.as_deref_mut() {
+            Some(check) => db.commit_checked(b, sync, check),
+            None => db.write(b, sync).map(|_| ()),
+        })
     }
 
     fn bind(&mut self, keyspace: &Keyspace) -> Result<()> {

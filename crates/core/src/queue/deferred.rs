@@ -3,9 +3,7 @@
 //! commit, with the queues locked, so ids follow commit order.
 
 use std::any::Any;
-use std::sync::Arc;
 
-use crate::db::core::DbInner;
 use crate::db::deferred::{CommitFn, DeferredWrites};
 use crate::db::{Batch, Transaction};
 use crate::queue::handle::Queue;
@@ -44,12 +42,7 @@ impl DeferredWrites for QueueOps {
         1
     }
 
-    fn commit(
-        &self,
-        _db: &Arc<DbInner>,
-        batch: WriteBatch,
-        commit: &mut CommitFn<'_>,
-    ) -> Result<Vec<(usize, u64)>> {
+    fn commit(&self, batch: WriteBatch, commit: &mut CommitFn<'_>) -> Result<Vec<(usize, u64)>> {
         let queues: Vec<&Queue> = self.ops.iter().map(|(_, q, _)| q).collect();
         locked::run(&queues, batch, commit, |txs| {
             let mut ids = Vec::new();

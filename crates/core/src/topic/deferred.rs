@@ -4,9 +4,7 @@
 //! with the topics locked, so they follow commit order.
 
 use std::any::Any;
-use std::sync::Arc;
 
-use crate::db::core::DbInner;
 use crate::db::deferred::{CommitFn, DeferredWrites};
 use crate::db::{Batch, Transaction};
 use crate::topic::append;
@@ -41,12 +39,7 @@ impl DeferredWrites for TopicOps {
         2
     }
 
-    fn commit(
-        &self,
-        _db: &Arc<DbInner>,
-        batch: WriteBatch,
-        commit: &mut CommitFn<'_>,
-    ) -> Result<Vec<(usize, u64)>> {
+    fn commit(&self, batch: WriteBatch, commit: &mut CommitFn<'_>) -> Result<Vec<(usize, u64)>> {
         let topics: Vec<&Topic> = self.ops.iter().map(|(_, t, _)| t).collect();
         let now = topics.first().map_or(0, |t| t.registry.clock.now());
         locked::run(&topics, batch, commit, |ts, batch| {
