@@ -2,6 +2,8 @@
 //! options in the reserved keyspace `"\0<kind>s"` and its data in the reserved keyspace
 //! `"\0<kind>:<name>"` (FORMAT.md, "Queues" and "Topics").
 
+use std::sync::MutexGuard;
+
 use crate::db::{Db, IterOptions, Keyspace};
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
@@ -69,4 +71,27 @@ pub(crate) fn validate_name(what: &str, name: &str, empty_ok: bool) -> Result<()
         )));
     }
     Ok(())
+}
+
+/// Locks the state of each distinct object of `objects` (by name, first occurrence kept) in
+/// name order, so that two operations on several objects never lock them in opposite orders.
+/// Returns the distinct objects, in the order given, and their guards, aligned.
+pub(crate) fn lock_by_name<'a, H, T>(
+    objects: &[&'a H],
+    name: impl Fn(&H) -> &str,
+    lock: impl Fn(&'a H) -> MutexGuard<'a, T>,
+) -> (Vec<&'a H>, Vec<MutexGuard<'a, T>>) {
+    let mut unique: Vec<&'a H> = Vec::with_capacity(objects.len());
+    for &o in objects {
+        if !unique.iter().any(|u| name(u) == name(o)) {
+            unique.push(o);
+        }
+    }
+    let mut order: Vec<usize> = (0..unique.len()).collect();
+    order.sort_by(|&a, &b| name(unique[a]).cmp(name(unique[b])));
+    let mut slots: Vec<Option<MutexGuard<'a, T>>> = unique.iter().map(|_| None).collect();
+    for i in order {
+        slots[i] = Some(lock(unique[i]));
+    }
+    (unique, slots.into_iter().flatten().collect())
 }

@@ -3,11 +3,9 @@
 //! commit (ids and positions follow commit order), and a failed commit undoes every change to
 //! the in-memory state.
 
-use std::sync::MutexGuard;
-
+use crate::db::catalog::lock_by_name;
 use crate::db::deferred::CommitFn;
 use crate::queue::handle::Queue;
-use crate::queue::state::State;
 use crate::queue::tx::Tx;
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
@@ -21,23 +19,10 @@ pub(crate) fn run<T>(
     commit: &mut CommitFn<'_>,
     op: impl FnOnce(&mut [Tx<'_>]) -> Result<T>,
 ) -> Result<T> {
-    let mut unique: Vec<&Queue> = Vec::with_capacity(queues.len());
-    for q in queues {
-        if !unique.iter().any(|u| u.name() == q.name()) {
-            unique.push(q);
-        }
+    let (unique, mut guards) = lock_by_name(queues, Queue::name, |q| q.shared.lock());
+    if let Some(gone) = guards.iter().zip(&unique).find(|(g, _)| g.deleted) {
+        return Err(deleted(gone.1.name()));
     }
-    let mut order: Vec<usize> = (0..unique.len()).collect();
-    order.sort_by(|&a, &b| unique[a].name().cmp(unique[b].name()));
-    let mut locked: Vec<Option<MutexGuard<'_, State>>> = unique.iter().map(|_| None).collect();
-    for &i in &order {
-        let guard = unique[i].shared.lock();
-        if guard.deleted {
-            return Err(deleted(unique[i].name()));
-        }
-        locked[i] = Some(guard);
-    }
-    let mut guards: Vec<MutexGuard<'_, State>> = locked.into_iter().flatten().collect();
     let now = unique.first().map_or(0, |q| q.registry.now());
     let mut txs: Vec<Tx<'_>> = guards
         .iter_mut()

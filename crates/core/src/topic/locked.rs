@@ -2,8 +2,7 @@
 //! name order and held through the commit (offsets follow commit order); a failed commit puts
 //! the states back; subscribers are woken after a commit that appended.
 
-use std::sync::MutexGuard;
-
+use crate::db::catalog::lock_by_name;
 use crate::db::deferred::CommitFn;
 use crate::topic::handle::{deleted, Topic};
 use crate::topic::shared::State;
@@ -24,23 +23,10 @@ pub(crate) fn run<T>(
     commit: &mut CommitFn<'_>,
     op: impl FnOnce(&mut [Locked<'_>], &mut WriteBatch) -> Result<T>,
 ) -> Result<T> {
-    let mut unique: Vec<&Topic> = Vec::with_capacity(topics.len());
-    for t in topics {
-        if !unique.iter().any(|u| u.name() == t.name()) {
-            unique.push(t);
-        }
+    let (unique, mut guards) = lock_by_name(topics, Topic::name, |t| t.shared.lock());
+    if let Some(gone) = guards.iter().zip(&unique).find(|(g, _)| g.deleted) {
+        return Err(deleted(gone.1.name()));
     }
-    let mut order: Vec<usize> = (0..unique.len()).collect();
-    order.sort_by(|&a, &b| unique[a].name().cmp(unique[b].name()));
-    let mut slots: Vec<Option<MutexGuard<'_, State>>> = unique.iter().map(|_| None).collect();
-    for &i in &order {
-        let guard = unique[i].shared.lock();
-        if guard.deleted {
-            return Err(deleted(unique[i].name()));
-        }
-        slots[i] = Some(guard);
-    }
-    let mut guards: Vec<MutexGuard<'_, State>> = slots.into_iter().flatten().collect();
     let before: Vec<_> = guards
         .iter()
         .map(|g| (g.counters, g.groups.clone()))
