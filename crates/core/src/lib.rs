@@ -89,7 +89,7 @@ pub mod version;
 pub mod write;
 
 pub use db::{
-    Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions,
-    RESERVED_KEYSPACE_PREFIX,
+    Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, Db, IterOptions, Keyspace, Options,
+    Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
 };
 pub use error::{Error, Result};

@@ -183,6 +183,7 @@ impl DbInner {
             background: Background::default(),
             closed: AtomicBool::new(false),
             layers: Mutex::new(Vec::new()),
+            changes: crate::db::changes::ChangeState::default(),
             poisoned: AtomicBool::new(false),
             lock: Mutex::new(Some(lock)),
             options,
@@ -191,6 +192,10 @@ impl DbInner {
             .counters
             .table_bytes
             .fetch_add(flushed_bytes, Ordering::Relaxed);
+        inner
+            .changes
+            .logs
+            .created(wal_number, inner.commit.visible_seq() + 1);
         inner.delete_obsolete_files()?;
         Ok(inner)
     }
