@@ -406,7 +406,10 @@ pub fn db_maintain(db: u32, budget: f64) -> JsResult<bool> {
 #[wasm_bindgen(js_name = dbCheckpoint)]
 pub fn db_checkpoint(db: u32, host: StorageHost) -> JsResult<()> {
     js_result(with_db(db, |entry| {
-        entry.db.checkpoint_to(Arc::new(JsStorage::new(host)))
+        entry
+            .db
+            .checkpoint_to(Arc::new(JsStorage::new(host)))
+            .map(|_| ())
     }))
 }
 

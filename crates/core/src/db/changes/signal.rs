@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
+#[cfg(not(target_arch = "wasm32"))]
 use std::time::Duration;
 
 /// A condition variable for "a commit happened" with a count of waiters.
@@ -29,6 +30,7 @@ impl CommitSignal {
     /// Waits up to `timeout` unless `ready()` holds; returns `ready()`'s last answer.
     /// `ready` is checked under the signal's lock after registering, so a notify between the
     /// caller's last look and the wait is not lost.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait(&self, timeout: Duration, ready: impl Fn() -> bool) -> bool {
         self.waiters.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
