@@ -84,7 +84,11 @@ fn the_feed_yields_every_committed_batch_in_order_with_keyspace_names_and_meta()
     );
     assert_eq!(changes[1].seq(), changes[0].last_seq() + 1);
     assert_eq!(changes[1].meta(), Some(&b"origin-7"[..]));
-    assert_eq!(changes[1].time(), None, "no retention: batches carry no time");
+    assert_eq!(
+        changes[1].time(),
+        None,
+        "no retention: batches carry no time"
+    );
     assert_eq!(
         changes[1].ops().collect::<Vec<_>>(),
         vec![
@@ -175,15 +179,15 @@ fn a_change_cursor_holds_logs_until_acknowledged_and_survives_reopen() {
     assert_eq!(all(&db, 1).len(), 1_000, "still held after reopen");
     let last = db.sequence();
     db.ack_changes("nats", last).unwrap();
-    assert!(matches!(
-        db.changes(1),
-        Err(Error::ChangesTruncated { .. })
-    ));
+    assert!(matches!(db.changes(1), Err(Error::ChangesTruncated { .. })));
     assert!(db.remove_change_cursor("nats").unwrap());
     assert!(!db.remove_change_cursor("nats").unwrap());
     assert_eq!(db.change_cursors(), vec![]);
     // Bad input.
-    assert_eq!(db.ack_changes("", 1).unwrap_err().code(), "INVALID_ARGUMENT");
+    assert_eq!(
+        db.ack_changes("", 1).unwrap_err().code(),
+        "INVALID_ARGUMENT"
+    );
     assert_eq!(
         db.ack_changes("c", last + 1).unwrap_err().code(),
         "INVALID_ARGUMENT"
@@ -208,7 +212,10 @@ fn a_waiting_reader_wakes_on_a_commit_from_another_thread() {
     let storage = Arc::new(MemoryStorage::new());
     let db = Arc::new(open(&storage, options()));
     let mut feed = db.changes(1).unwrap();
-    assert!(feed.next_timeout(Duration::from_millis(10)).unwrap().is_none());
+    assert!(feed
+        .next_timeout(Duration::from_millis(10))
+        .unwrap()
+        .is_none());
     let writer = {
         let db = db.clone();
         std::thread::spawn(move || {
@@ -240,7 +247,11 @@ fn a_follower_applies_its_leaders_changes_idempotently_and_refuses_gaps_and_writ
         }
         leader.write(&b, WriteOptions::default()).unwrap();
     }
-    leader.queue("jobs", QueueOptions::default()).unwrap().push(b"j", shaledb::queue::PushOptions::default()).unwrap();
+    leader
+        .queue("jobs", QueueOptions::default())
+        .unwrap()
+        .push(b"j", shaledb::queue::PushOptions::default())
+        .unwrap();
     let changes = all(&leader, 1);
 
     let follower_storage = Arc::new(MemoryStorage::new());
@@ -310,4 +321,31 @@ fn a_follower_opened_from_a_checkpoint_continues_with_the_next_change() {
         follower.apply_change(&c, None).unwrap();
     }
     assert_eq!(contents(&follower), contents(&leader));
+}
+
+/// Regression: a cursor acknowledged past unsynced batches survived a power loss that took
+/// them; the database then reused their sequence numbers and the cursor's reader skipped the
+/// new batches. Acknowledging now syncs the log first.
+#[test]
+fn a_cursor_never_passes_a_batch_that_a_power_loss_takes() {
+    use shaledb::storage::faulty::FaultyStorage;
+    let storage = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+    let db = Db::open_storage(Arc::new(storage.clone()), options()).unwrap();
+    for i in 0..10u32 {
+        db.put(format!("k{i}").as_bytes(), b"unsynced").unwrap();
+    }
+    let last = all(&db, 1).last().unwrap().last_seq();
+    db.ack_changes("fwd", last).unwrap();
+    // The process dies at its next I/O call (the close's sync), then the power goes.
+    storage.arm(1, shaledb::storage::faulty::Fault::Crash);
+    drop(db);
+    storage.reset_faults();
+    storage.crash().unwrap();
+    let db = Db::open_storage(Arc::new(storage.clone()), options()).unwrap();
+    assert_eq!(db.change_cursor("fwd"), Some(last));
+    assert!(
+        db.sequence() >= last,
+        "the acknowledged batches are durable"
+    );
+    assert_eq!(db.get(b"k9").unwrap(), Some(b"unsynced".to_vec()));
 }

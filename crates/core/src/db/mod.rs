@@ -280,8 +280,9 @@ impl Db {
 
     /// Moves durable change cursor `name` (created if missing; 1 to 200 bytes, no NUL) to
     /// `seq`: its reader is done with every batch up to `seq`. Logs holding later batches are
-    /// kept until every cursor has passed them. One manifest write (synced) per call: a
-    /// forwarder acknowledges every so often, not per batch. Errors: `InvalidArgument` for a
+    /// kept until every cursor has passed them. Each call syncs the log (a cursor never
+    /// passes a batch a power loss could take) and writes the manifest (synced): a forwarder
+    /// acknowledges every so often, not per batch. Errors: `InvalidArgument` for a
     /// bad name or a `seq` past [`Db::sequence`].
     pub fn ack_changes(&self, name: &str, seq: u64) -> Result<()> {
         self.inner.ack_changes(name, seq)
