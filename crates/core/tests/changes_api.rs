@@ -349,3 +349,26 @@ fn a_cursor_never_passes_a_batch_that_a_power_loss_takes() {
     );
     assert_eq!(db.get(b"k9").unwrap(), Some(b"unsynced".to_vec()));
 }
+
+#[test]
+fn retention_by_age_keeps_flushed_batches_until_they_are_old_enough() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let storage = Arc::new(MemoryStorage::new());
+    let mut o = options();
+    o.change_retention = Some(ChangeRetention::age_ms(60_000));
+    let db = open(&storage, o);
+    let now = Arc::new(AtomicU64::new(1_000_000));
+    let clock = now.clone();
+    db.set_queue_clock(Arc::new(move || clock.load(Ordering::SeqCst)));
+    for i in 0..1_000u32 {
+        db.put(format!("k{i:05}").as_bytes(), &[3u8; 64]).unwrap();
+    }
+    db.flush().unwrap();
+    let changes = all(&db, 1);
+    assert_eq!(changes.len(), 1_000, "sealed under a minute ago: kept");
+    assert_eq!(changes[0].time(), Some(1_000_000));
+    now.fetch_add(61_000, Ordering::SeqCst);
+    db.put(b"later", b"x").unwrap();
+    db.flush().unwrap();
+    assert!(matches!(db.changes(1), Err(Error::ChangesTruncated { .. })));
+}
