@@ -358,3 +358,18 @@ fn empty_batch_at_sequence_zero_in_a_wal_replays_without_overflow() {
     let db = Db::open_storage(Arc::new(storage), small()).unwrap();
     assert_eq!(db.get(b"b").unwrap(), Some(b"2".to_vec()));
 }
+
+/// The change feed from a sequence number inside a batch (past its first operation) starts at
+/// the next batch; it used to report corruption ("expected sequence number 2, found 3").
+#[test]
+fn change_feed_from_inside_a_batch_starts_at_the_next_batch() {
+    let db = Db::open_storage(Arc::new(MemoryStorage::new()), small()).unwrap();
+    let ks = db.default_keyspace();
+    let mut batch = shaledb::Batch::new();
+    batch.put(&ks, b"a", b"1").unwrap();
+    batch.put(&ks, b"b", b"2").unwrap();
+    db.write(&batch, WriteOptions::default()).unwrap();
+    ks.put(b"c", b"3").unwrap();
+    let seqs: Vec<u64> = db.changes(2).unwrap().map(|c| c.unwrap().seq()).collect();
+    assert_eq!(seqs, vec![3]);
+}

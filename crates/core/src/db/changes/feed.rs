@@ -197,7 +197,9 @@ impl Changes {
                     if !self.started && first < self.next {
                         continue;
                     }
-                    if first != self.next {
+                    // Before the first batch yielded, one starting past `since` is the first
+                    // (`since` may fall inside a batch); from then on they must be dense.
+                    if self.started && first != self.next {
                         return Err(Error::corruption(
                             &name,
                             at,
