@@ -27,10 +27,17 @@ export function readChanges(db: DatabaseHandle, since: number, limit: number, ma
   return db.call(() => wasm.dbChangesRead(db.id, since, limit, maxBytes));
 }
 
-/** The changes committed so far from `options.since` on, read lazily in chunks (the synchronous `changes()`). */
-export function* syncChanges(db: DatabaseHandle, options: unknown): Generator<Change, undefined, undefined> {
+/**
+ * The changes committed so far from `options.since` on, read lazily in chunks (the synchronous
+ * `changes()`). Bad options are `INVALID_ARGUMENT`, thrown here rather than at the first read.
+ */
+export function syncChanges(db: DatabaseHandle, options: unknown): Generator<Change, undefined, undefined> {
   const { since, limit } = changesOptions(options, false);
   db.check();
+  return readAll(db, since, limit);
+}
+
+function* readAll(db: DatabaseHandle, since: number, limit: number): Generator<Change, undefined, undefined> {
   let next = since;
   let left = limit;
   while (left > 0) {
