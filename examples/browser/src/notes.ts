@@ -113,6 +113,26 @@ export class NotesStore {
     return this.db.export();
   }
 
+  /**
+   * Calls `onChange` after every commit to the notes, made in this tab or in another one: the
+   * database's change feed, followed from its current end (`changes({ since, follow: true })`
+   * waits for commits, without polling). Runs until `signal` aborts. An import closes and
+   * reopens the database: the feed ends with the old handle and starts again on the new one.
+   */
+  async watch(onChange: () => void, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const db = this.db;
+      try {
+        const since = (await db.sequence()) + 1;
+        for await (const _change of db.changes({ since, follow: true, signal })) onChange();
+      } catch {
+        // Closed under it (an import): start again below, on the reopened database.
+      }
+      if (db === this.db && !db.closed && !signal.aborted) continue;
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the reopen is under way
+    }
+  }
+
   close(): Promise<void> {
     return this.db.close();
   }
