@@ -29,6 +29,32 @@
 //! acknowledgement promises, how a failed fsync or a full disk stops writes ([`Error::Poisoned`])
 //! and what recovery does after a crash are in [`db`].
 //!
+//! # Queues, topic logs and the change feed
+//!
+//! In the same database, atomic with the application's own writes: durable queues with
+//! reliable reads, consumer groups, delays and dead letters ([`queue`]); topic logs with dense
+//! offsets, subscriptions and committed consumer offsets ([`topic`]); and the change feed
+//! ([`Db::changes`]): every committed batch, in commit order, read back from the write-ahead
+//! log, with durable cursors ([`Db::ack_changes`]) and followers that apply it with the
+//! leader's sequence numbers ([`Db::apply_change`]):
+//!
+//! ```
+//! use shaledb::{Change, Db, Options};
+//!
+//! let leader = Db::open_in_memory(Options::default())?;
+//! leader.put(b"k", b"v")?;
+//! let mut options = Options::default();
+//! options.follower = true; // every write but apply_change fails with Error::ReadOnly
+//! let follower = Db::open_in_memory(options)?;
+//! for change in leader.changes(follower.sequence() + 1)? {
+//!     let bytes = change?.to_bytes(); // what a forwarder sends over the network
+//!     follower.apply_change(&Change::from_bytes(&bytes)?, None)?;
+//! }
+//! assert_eq!(follower.get(b"k")?, Some(b"v".to_vec()));
+//! assert_eq!(follower.sequence(), leader.sequence());
+//! # Ok::<(), shaledb::Error>(())
+//! ```
+//!
 //! # The layers you can use on their own
 //!
 //! - [`storage`]: the one I/O seam — a flat directory of named files ([`storage::Storage`]),

@@ -35,6 +35,7 @@ mod maintain;
 mod open;
 mod options;
 mod read;
+mod read_only;
 pub(crate) mod recovery;
 mod snapshot;
 mod snapshots;
@@ -119,7 +120,7 @@ impl Db {
     /// Opens (or creates) the database on any storage: in memory, fault-injecting, or backed by
     /// JavaScript.
     pub fn open_storage(storage: Arc<dyn Storage>, options: Options) -> Result<Db> {
-        let background = options.background_thread;
+        let background = options.background_thread && !options.read_only;
         let inner = Arc::new(DbInner::open(storage, options)?);
         if background {
             inner
@@ -263,6 +264,14 @@ impl Db {
         self.inner.checkpoint(&dest)
     }
 
+    /// On a database opened read-only ([`Options::read_only`]): reads what its writer did since
+    /// the open or the last catch-up (its manifest and logs as they are now), so new reads see
+    /// it; reads already started keep their state. Errors: `InvalidArgument` unless opened
+    /// read-only.
+    pub fn catch_up(&self) -> Result<()> {
+        self.inner.catch_up()
+    }
+
     /// The sequence number of the last committed batch's last operation (0 for a new
     /// database). On a follower: of the last change applied.
     pub fn sequence(&self) -> u64 {
@@ -280,8 +289,9 @@ impl Db {
 
     /// Moves durable change cursor `name` (created if missing; 1 to 200 bytes, no NUL) to
     /// `seq`: its reader is done with every batch up to `seq`. Logs holding later batches are
-    /// kept until every cursor has passed them. One manifest write (synced) per call: a
-    /// forwarder acknowledges every so often, not per batch. Errors: `InvalidArgument` for a
+    /// kept until every cursor has passed them. Each call syncs the log (a cursor never
+    /// passes a batch a power loss could take) and writes the manifest (synced): a forwarder
+    /// acknowledges every so often, not per batch. Errors: `InvalidArgument` for a
     /// bad name or a `seq` past [`Db::sequence`].
     pub fn ack_changes(&self, name: &str, seq: u64) -> Result<()> {
         self.inner.ack_changes(name, seq)

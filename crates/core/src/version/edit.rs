@@ -304,6 +304,8 @@ mod tests {
                 },
             )],
             files_deleted: vec![(0, 5), (0, 6)],
+            change_cursors: vec![("nats".into(), 1 << 33), ("search".into(), 0)],
+            cursors_removed: vec!["old".into()],
         }
     }
 

@@ -13,7 +13,7 @@ use crate::db::changes::logs::LogIndex;
 use crate::db::changes::Change;
 use crate::db::core::DbInner;
 use crate::recordio::{Reader, ReaderOptions};
-use crate::storage::{FileHandle, OpenMode};
+use crate::storage::OpenMode;
 use crate::write::batch::{WriteBatch, MAX_BATCH_SIZE};
 use crate::write::wal::record::{LogRecord, MAX_PREFIX_LEN};
 use crate::write::wal::wal_file_name;
@@ -33,7 +33,10 @@ pub struct Changes {
     started: bool,
     /// The log being read and the offset of its next record.
     at: Option<(u64, u64)>,
-    file: Option<FileHandle>,
+    /// A reader of that log positioned at that offset, kept while it yields batches (its
+    /// buffer makes reading sequential); dropped at the end of the data it saw, so the next
+    /// read sees the file as it is then.
+    reader: Option<Reader>,
     /// Keyspace ids to names, refreshed when a batch names an id not in it.
     names: BTreeMap<u32, String>,
 }
@@ -54,7 +57,7 @@ impl Changes {
             next: since.max(1),
             started: false,
             at: None,
-            file: None,
+            reader: None,
             names: BTreeMap::new(),
         };
         feed.locate()?;
@@ -118,7 +121,7 @@ impl Changes {
             oldest = Some(first);
             if first <= self.next {
                 self.at = Some((n, 0));
-                self.file = None;
+                self.reader = None;
                 return Ok(());
             }
         }
@@ -135,44 +138,20 @@ impl Changes {
             return Ok(Step::Continue);
         };
         let name = wal_file_name(number);
-        let file = match &self.file {
-            Some(f) => f.clone(),
-            None => match self.db.storage.open(&name, OpenMode::Read) {
-                Ok(f) => {
-                    self.file = Some(f.clone());
-                    f
-                }
-                // Retention removed it meanwhile: where does the feed stand now?
-                Err(Error::NotFound { .. }) => {
-                    self.at = None;
-                    self.locate()?;
-                    return Ok(Step::Continue);
-                }
-                Err(e) => return Err(e),
+        let mut reader = match self.reader.take() {
+            Some(r) => r,
+            None => match self.open_reader(number, offset, &name)? {
+                Ok(r) => r,
+                Err(step) => return Ok(step),
             },
         };
-        let options = ReaderOptions {
-            max_record_size: (MAX_BATCH_SIZE + MAX_PREFIX_LEN) as u64,
-            verify_checksums: true,
-        };
-        let mut reader = match Reader::open(file, options) {
-            Ok(r) => r,
-            // A log whose creation is not finished (its header not written): nothing yet.
-            Err(_) => return Ok(Step::End),
-        };
-        let mut offset = offset;
-        if offset == 0 {
-            // The log header: skip it.
-            match reader.read_next() {
-                Ok(Some(rec)) => offset = rec.next_offset,
-                _ => return self.end_of_data(number),
-            }
-        }
-        reader.seek(offset);
         loop {
             let rec = match reader.read_next() {
                 Ok(Some(rec)) => rec,
-                _ => return self.end_of_data(number),
+                Err(e @ Error::Io { .. }) => return Err(e),
+                // The end of the data (or damage: a crash's torn tail, or a record still being
+                // written).
+                Ok(None) | Err(_) => return self.end_of_data(number),
             };
             let Some(data) = rec.data else {
                 return Err(Error::corruption(&name, rec.offset, "nil record in a WAL"));
@@ -184,7 +163,6 @@ impl Changes {
                 }
                 LogRecord::Sealed { next, .. } => {
                     self.at = Some((next, 0));
-                    self.file = None;
                     return Ok(Step::Continue);
                 }
                 LogRecord::Batch { batch, .. } => {
@@ -211,10 +189,54 @@ impl Changes {
                     }
                     self.started = true;
                     self.next = last + 1;
+                    self.reader = Some(reader);
                     return Ok(Step::Change(self.change(first, batch)));
                 }
             }
         }
+    }
+
+    /// A reader of log `number` at `offset` (0: the start, whose header it skips), or the step
+    /// to take instead (the log was removed, or holds no data yet).
+    fn open_reader(
+        &mut self,
+        number: u64,
+        offset: u64,
+        name: &str,
+    ) -> Result<std::result::Result<Reader, Step>> {
+        let file = match self.db.storage.open(name, OpenMode::Read) {
+            Ok(f) => f,
+            // Retention removed it meanwhile: where does the feed stand now?
+            Err(Error::NotFound { .. }) => {
+                self.at = None;
+                self.locate()?;
+                return Ok(Err(Step::Continue));
+            }
+            Err(e) => return Err(e),
+        };
+        let options = ReaderOptions {
+            max_record_size: (MAX_BATCH_SIZE + MAX_PREFIX_LEN) as u64,
+            verify_checksums: true,
+        };
+        let mut reader = match Reader::open(file, options) {
+            Ok(r) => r,
+            Err(e @ Error::Io { .. }) => return Err(e),
+            // A log whose creation is not finished (no file header yet), or cut short by a
+            // crash while it was created.
+            Err(_) => return self.end_of_data(number).map(Err),
+        };
+        let mut offset = offset;
+        if offset == 0 {
+            // The log header: skip it.
+            match reader.read_next() {
+                Ok(Some(rec)) => offset = rec.next_offset,
+                Err(e @ Error::Io { .. }) => return Err(e),
+                Ok(None) | Err(_) => return self.end_of_data(number).map(Err),
+            }
+            self.at = Some((number, offset));
+        }
+        reader.seek(offset);
+        Ok(Ok(reader))
     }
 
     /// The end of a log's data: for the live log, the end for now; for an older log that was
@@ -228,7 +250,7 @@ impl Changes {
         match numbers.into_iter().find(|&n| n > number) {
             Some(n) => {
                 self.at = Some((n, 0));
-                self.file = None;
+                self.reader = None;
                 Ok(Step::Continue)
             }
             None => Ok(Step::End),

@@ -43,7 +43,10 @@ impl LogIndex {
             return Ok(known);
         }
         let first = read_first_seq(storage, number)?;
-        lock(&self.first_seqs).insert(number, first);
+        // Only a header is remembered: a log being created may not have one yet.
+        if first.is_some() {
+            lock(&self.first_seqs).insert(number, first);
+        }
         Ok(first)
     }
 
