@@ -57,7 +57,7 @@ describe("change feed arguments (synchronous API)", () => {
     // Bytes that are not a change: CORRUPTION, nothing applied.
     expectCode(() => db.applyChanges(new Uint8Array([1, 2, 3])), "CORRUPTION");
     const damaged = (change as Change).bytes.slice();
-    damaged[damaged.length - 6] ^= 0xff;
+    damaged[damaged.length - 6] = (damaged[damaged.length - 6] ?? 0) ^ 0xff;
     expectCode(() => db.applyChanges(damaged), "CORRUPTION");
     expect(db.sequence()).toBe(0);
   });

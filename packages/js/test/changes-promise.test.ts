@@ -53,7 +53,7 @@ describe.each(["own", "caller"] as const)("change feed (Promise API, engine thre
       );
       const all: Change[] = [];
       for await (const change of db.changes()) all.push(change);
-      expect(all.map((c) => c.ops.map((op) => `${op.type} ${op.keyspace} ${text(op.key)}`))).toEqual([
+      expect(all.map((c) => c.ops.map((op) => `${op.type} ${op.keyspace} ${text("key" in op ? op.key : op.start)}`))).toEqual([
         ["put default a"],
         ["put users u"],
         ["put default b", "del default a"],
