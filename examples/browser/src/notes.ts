@@ -120,16 +120,23 @@ export class NotesStore {
    * reopens the database: the feed ends with the old handle and starts again on the new one.
    */
   async watch(onChange: () => void, signal: AbortSignal): Promise<void> {
+    let next = 0; // where the feed stopped (0: nowhere yet)
     while (!signal.aborted) {
-      const db = this.db;
       try {
-        const since = (await db.sequence()) + 1;
-        for await (const _change of db.changes({ since, follow: true, signal })) onChange();
+        const end = (await this.db.sequence()) + 1;
+        // Again from where it stopped, unless the database now ends before that (an import).
+        const since = next === 0 ? end : Math.min(next, end);
+        for await (const change of this.db.changes({ since, follow: true, signal })) {
+          next = change.lastSeq + 1;
+          onChange();
+        }
       } catch {
-        // Closed under it (an import): start again below, on the reopened database.
+        // Closed under it (an import), or failed: start again below, from the database's end.
+        next = 0;
       }
-      if (db === this.db && !db.closed && !signal.aborted) continue;
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the reopen is under way
+      // A follow feed ends only with its database (or an error): wait a moment before starting
+      // again, so that a feed that keeps failing never spins.
+      if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 
