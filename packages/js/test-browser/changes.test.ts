@@ -80,4 +80,39 @@ describe("change feed in the browser", () => {
     await a.close();
     await b.close();
   });
+
+  it("a follow feed of a served tab goes on after the owning tab closes (takeover)", async () => {
+    const [owner, served] = [await session.page(), await session.page()];
+    await openIn(owner, "changes-takeover");
+    await openIn(served, "changes-takeover");
+    await served.evaluate(async () => {
+      const db = (globalThis as { db?: Db }).db as Db;
+      const keys: string[] = [];
+      (globalThis as { keys?: string[] }).keys = keys;
+      void (async () => {
+        for await (const c of db.changes({ since: (await db.sequence()) + 1, follow: true })) {
+          for (const op of c.ops) if (op.type === "put") keys.push(new TextDecoder().decode(op.key));
+        }
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    await owner.evaluate(async () => {
+      const db = (globalThis as { db?: Db }).db as Db;
+      await db.put("before", "1");
+    });
+    await served.waitForFunction(() => (globalThis as { keys?: string[] }).keys?.includes("before"));
+    await owner.close(); // the served tab's worker takes over, the feed's waiting read moves to it
+    const keys = await served.evaluate(async () => {
+      const db = (globalThis as { db?: Db }).db as Db;
+      await db.put("after", "2");
+      const seen = (globalThis as { keys?: string[] }).keys as string[];
+      const t0 = Date.now();
+      while (!seen.includes("after") && Date.now() - t0 < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return seen;
+    });
+    expect(keys).toEqual(["before", "after"]);
+    await served.close();
+  });
 });
