@@ -195,3 +195,18 @@ fn catching_up_again_and_again_while_the_writer_writes_and_compacts_always_sees_
         4_000
     );
 }
+
+/// Regression: opening a queue on a read-only open failed with READ_ONLY (loading a queue
+/// commits an empty batch, which the read-only check refused before seeing it was empty).
+#[test]
+fn a_queue_of_a_held_database_can_be_inspected_read_only() {
+    use shaledb::queue::PushOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let writer = Db::open(dir.path(), writer_options()).unwrap();
+    let jobs = writer.queue("jobs", QueueOptions::default()).unwrap();
+    jobs.push(b"j1", PushOptions::default()).unwrap();
+    let reader = Db::open(dir.path(), read_only()).unwrap();
+    let seen = reader.open_queue("jobs").unwrap();
+    assert_eq!(seen.stats().unwrap().items, 1);
+    assert_eq!(seen.peek().unwrap().map(|i| i.value), Some(b"j1".to_vec()));
+}

@@ -16,6 +16,11 @@ impl DbInner {
     /// memtable, and visible to new reads.
     /// Errors: [`Error::ReadOnly`] on a follower.
     pub(crate) fn write(&self, mut batch: WriteBatch, sync: bool) -> Result<u64> {
+        if batch.is_empty() {
+            // Nothing to write: not a write a follower or a read-only open must refuse.
+            self.check_open()?;
+            return Ok(self.commit.visible_seq());
+        }
         self.check_leader()?;
         self.annotate(&mut batch, None)?;
         self.write_unchecked(batch, sync)
