@@ -1,0 +1,112 @@
+//! queue and topic inspection, and the tool on a database another process holds open (this
+//! test process holds it; the tool is a child process).
+
+mod common;
+
+use common::{ok, s, sample_db, shaledb};
+use shaledb::queue::{PushOptions, QueueOptions};
+use shaledb::topic::{AppendOptions, NewRecord, TopicOptions};
+use shaledb::{Db, Options};
+
+fn open(dir: &std::path::Path) -> Db {
+    Db::open(dir, Options::default()).unwrap()
+}
+
+#[test]
+fn queue_and_topic_show_figures_and_peek_without_consuming() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let db = open(&dir);
+    let q = db.queue("jobs", QueueOptions::default()).unwrap();
+    q.push(b"first", PushOptions::default()).unwrap();
+    q.push(b"second", PushOptions::default()).unwrap();
+    let t = db.topic("events", TopicOptions::default()).unwrap();
+    for v in ["a", "b", "c"] {
+        t.append(NewRecord::value(v), &AppendOptions::default())
+            .unwrap();
+    }
+    t.commit("readers", 1).unwrap();
+    drop((q, t));
+    db.close().unwrap();
+
+    let queues = ok(&["queue", s(&dir)]).json_lines();
+    assert_eq!(queues[0]["queue"], "jobs");
+    assert_eq!(queues[0]["items"], 2);
+    for _ in 0..2 {
+        let one = ok(&["queue", s(&dir), "jobs"]).json_lines();
+        assert_eq!(one[0]["next"]["value"], "first");
+    }
+    let topics = ok(&["topic", s(&dir)]).json_lines();
+    assert_eq!(
+        (topics[0]["topic"].as_str(), topics[0]["next"].as_u64()),
+        (Some("events"), Some(3))
+    );
+    let records = ok(&["topic", s(&dir), "events", "--from", "1", "--limit", "5"]).json_lines();
+    let values: Vec<_> = records
+        .iter()
+        .map(|r| r["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values, ["b", "c"]);
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&["info", s(&dir), "--json"]).stdout).unwrap();
+    assert_eq!(info["queues"][0]["name"], "jobs");
+    assert_eq!(info["topics"][0]["name"], "events");
+    let reserved: Vec<_> = info["keyspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["reserved"] == true)
+        .map(|k| k["display"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        reserved.iter().all(|n| n.starts_with("\\0")),
+        "{reserved:?}"
+    );
+    let text = ok(&["info", s(&dir)]).stdout;
+    assert!(
+        text.contains("(reserved)") && text.contains("jobs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn on_a_database_held_open_elsewhere_verify_and_info_work_and_writes_say_locked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    sample_db(&dir);
+    let holder = open(&dir);
+    holder.put(b"held", b"yes").unwrap();
+
+    assert_eq!(ok(&["verify", s(&dir)]).code, Some(0));
+    let info = ok(&["info", s(&dir)]).stdout;
+    assert!(info.contains("keyspaces"), "{info}");
+    for args in [
+        vec!["put", s(&dir), "k", "v"],
+        vec!["delete", s(&dir), "k"],
+        vec!["compact", s(&dir)],
+    ] {
+        let run = shaledb(&args);
+        assert_eq!(run.code, Some(2), "{args:?}");
+        assert!(run.stderr.contains("[LOCKED]"), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("another process"), "{}", run.stderr);
+    }
+    holder.close().unwrap();
+}
+
+#[test]
+fn on_a_database_held_open_elsewhere_reads_say_locked_clearly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    sample_db(&dir);
+    let holder = open(&dir);
+    for args in [
+        vec!["get", s(&dir), "user:1"],
+        vec!["scan", s(&dir)],
+        vec!["dump", s(&dir)],
+    ] {
+        let run = shaledb(&args);
+        assert_eq!(run.code, Some(2), "{args:?}");
+        assert!(run.stderr.contains("[LOCKED]"), "{args:?}: {}", run.stderr);
+    }
+    holder.close().unwrap();
+}
