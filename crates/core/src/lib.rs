@@ -69,10 +69,21 @@
 //! Every error is one [`Error`] enum with a stable [`Error::code`]; corruption errors name the
 //! file and offset. The byte layouts of every file are in `docs/FORMAT.md` in the repository.
 //!
+//! # Feature flags
+//!
+//! - `gzip` (default): RecordIO's gzip codec, for go-sstables files written with it. The
+//!   database never uses gzip; without the feature such a record is
+//!   [`Error::UnsupportedCompression`]. Left out of the WebAssembly build (about 40 KB).
+//! - `lzw` (default): RecordIO's LZW decoder, for go-sstables' legacy LZW files; likewise.
+//! - `testing`: the fault-injecting storage (`storage::faulty::FaultyStorage`) the crash and
+//!   fault-sweep tests use: fail or crash at the Nth I/O call, Linux's fsync error semantics,
+//!   power losses that drop unsynced pages in any order.
+//!
 //! The engine's inner layers (the internal key model, the write path, versions, compaction,
 //! iterators, memtables) are public for the WebAssembly bindings, the benchmarks and the
 //! tests, but hidden here: they are not a stable API.
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 // On wasm32 nothing is `Send`/`Sync` (JS-backed storage; no threads) and `std::fs::File` is an
 // empty stub, so these two lints only flag the single-threaded build.
 #![cfg_attr(

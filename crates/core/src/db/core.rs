@@ -213,6 +213,7 @@ impl DbInner {
     /// disk is unknown; the manifest writer refuses further edits); an edit that does not apply
     /// is `InvalidArgument` and changes nothing.
     pub(crate) fn log_edit(&self, st: &mut State, edit: VersionEdit) -> Result<()> {
+        self.check_not_read_only()?;
         let st_ref = &mut *st;
         let result = st_ref.manifest.log_and_apply(&mut st_ref.versions, edit);
         if let Err(e) = &result {
@@ -227,6 +228,10 @@ impl DbInner {
     /// written by the compaction in progress), old manifests and temporary files. Callers hold
     /// the maintenance lock (or are opening), so no flush is writing a table meanwhile.
     pub(crate) fn delete_obsolete_files(&self) -> Result<()> {
+        if self.options.read_only {
+            // The files are the writer's.
+            return Ok(());
+        }
         let (live, log_number, manifest_number, pending) = {
             let mut st = self.state();
             let pending: Vec<u64> = st

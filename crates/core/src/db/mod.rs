@@ -35,6 +35,7 @@ mod maintain;
 mod open;
 mod options;
 mod read;
+mod read_only;
 pub(crate) mod recovery;
 mod snapshot;
 mod snapshots;
@@ -119,7 +120,7 @@ impl Db {
     /// Opens (or creates) the database on any storage: in memory, fault-injecting, or backed by
     /// JavaScript.
     pub fn open_storage(storage: Arc<dyn Storage>, options: Options) -> Result<Db> {
-        let background = options.background_thread;
+        let background = options.background_thread && !options.read_only;
         let inner = Arc::new(DbInner::open(storage, options)?);
         if background {
             inner
@@ -261,6 +262,14 @@ impl Db {
     /// [`Db::checkpoint`] into any storage.
     pub fn checkpoint_to(&self, dest: Arc<dyn Storage>) -> Result<u64> {
         self.inner.checkpoint(&dest)
+    }
+
+    /// On a database opened read-only ([`Options::read_only`]): reads what its writer did since
+    /// the open or the last catch-up (its manifest and logs as they are now), so new reads see
+    /// it; reads already started keep their state. Errors: `InvalidArgument` unless opened
+    /// read-only.
+    pub fn catch_up(&self) -> Result<()> {
+        self.inner.catch_up()
     }
 
     /// The sequence number of the last committed batch's last operation (0 for a new

@@ -62,6 +62,14 @@ pub struct Options {
     /// leader's change feed with the leader's sequence numbers. Reads, iterators, snapshots,
     /// checkpoints and the follower's own change feed work as usual.
     pub follower: bool,
+    /// Open read-only (default `false`): take no lock and write nothing to the directory, so
+    /// any number of read-only opens may share it with one writer in another process or
+    /// thread (RocksDB's secondary instances). The database is seen as of the open — its
+    /// manifest, tables and logs — until [`crate::Db::catch_up`] reads what the writer did
+    /// since. Every write, flush, compaction and checkpoint fails with
+    /// [`crate::Error::ReadOnly`]; there is no background thread. A missing database is
+    /// `NotFound`.
+    pub read_only: bool,
 }
 
 /// How long committed batches stay available to the change feed after their flush
@@ -122,6 +130,7 @@ impl Default for Options {
             wal_preallocation: 1 << 20,
             change_retention: None,
             follower: false,
+            read_only: false,
         }
     }
 }

@@ -24,6 +24,7 @@ impl DbInner {
     /// [`DbInner::write`] without the follower's refusal and without annotating the batch: a
     /// follower's apply writes the leader's batches as they are.
     pub(crate) fn write_unchecked(&self, batch: WriteBatch, sync: bool) -> Result<u64> {
+        self.check_not_read_only()?;
         self.check_writable()?;
         if batch.is_empty() {
             return Ok(self.commit.visible_seq());
@@ -70,8 +71,9 @@ impl DbInner {
         Ok(())
     }
 
-    /// [`Error::ReadOnly`] on a follower: only its apply writes.
+    /// [`Error::ReadOnly`] on a follower (only its apply writes) or a read-only open.
     pub(crate) fn check_leader(&self) -> Result<()> {
+        self.check_not_read_only()?;
         if self.options.follower {
             return Err(Error::ReadOnly(
                 "this database is a follower: it takes writes only from its leader's change feed (apply_change)".into(),

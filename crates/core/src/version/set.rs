@@ -176,6 +176,20 @@ impl VersionSet {
         e
     }
 
+    /// Takes over `previous`'s versions as older ones (for [`VersionSet::live_files`]): a
+    /// read-only open replaces its whole set when it catches up, while readers may still hold
+    /// versions of the old one.
+    pub fn inherit_readers(&mut self, previous: &VersionSet) {
+        self.older.push(Arc::downgrade(&previous.current));
+        self.older.extend(
+            previous
+                .older
+                .iter()
+                .filter(|w| w.strong_count() > 0)
+                .cloned(),
+        );
+    }
+
     /// Numbers of every table in the current version and in every older version still held by
     /// a reader. A table file whose number is not in this set (and is not being written by a
     /// running flush or compaction) is obsolete and may be removed.
