@@ -59,8 +59,9 @@ impl fmt::Display for CliError {
                 if error.code() == "LOCKED" {
                     write!(
                         f,
-                        "\n  another process holds this database open; stop it (or close the \
-                         database there) to write, or read a checkpoint of it"
+                        "\n  another process holds this database open: reading commands (info, \
+                         get, scan, dump, topic, verify) work while it does; this one needs it \
+                         closed there"
                     )?;
                 }
                 Ok(())

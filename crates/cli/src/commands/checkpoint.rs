@@ -10,7 +10,7 @@ use crate::output::Out;
 /// it is consistent at (a follower opened from it continues from that + 1).
 pub fn run(dir: &Path, dest: &Path) -> Result<u8> {
     ensure_empty(dest)?;
-    let db = open::for_reading(dir)?;
+    let db = open::for_checkpoint(dir)?;
     let seq = db
         .checkpoint(dest)
         .context(|| format!("writing a checkpoint to {}", dest.display()))?;

@@ -22,7 +22,7 @@ use crate::progress;
 
 /// Exports the database in `dir` to `file`.
 pub fn run(dir: &Path, file: &Path) -> Result<u8> {
-    let db = open::for_reading(dir)?;
+    let db = open::for_checkpoint(dir)?;
     let parent = match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => std::path::PathBuf::from("."),

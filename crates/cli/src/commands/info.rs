@@ -110,16 +110,18 @@ fn gather(dir: &Path) -> Result<Value> {
         .iter()
         .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
-    let (sequence, queues, topics, open_error) = match open::for_reading(dir) {
+    let (sequence, topics, open_error) = match open::for_reading(dir) {
         Ok(db) => {
             let seq = db.sequence();
-            let q = queues(&db);
             let t = topics(&db);
             let _ = db.close();
-            (Some(seq), Some(q), Some(t), None)
+            (Some(seq), Some(t), None)
         }
-        Err(e) => (None, None, None, Some(e.to_string())),
+        Err(e) => (None, None, Some(e.to_string())),
     };
+    let queues = open_error.is_none().then(|| {
+        open::with_queues(dir, queues).unwrap_or_else(|e| json!({"error": e.to_string()}))
+    });
     Ok(json!({
         "path": dir.display().to_string(),
         "manifest": {
@@ -145,12 +147,14 @@ fn gather(dir: &Path) -> Result<Value> {
     }))
 }
 
-/// Queue names and figures (an entry's `error` says why one could not be read).
-fn queues(db: &Db) -> Value {
-    let names = match db.queues() {
-        Ok(n) => n,
-        Err(e) => return json!({"error": format!("[{}] {e}", e.code())}),
-    };
+/// Queue names and figures; `READ_ONLY` if a queue could not be loaded read-only (see
+/// [`open::with_queues`]), else an entry's `error` says why it could not be read.
+fn queues(db: &Db) -> Result<Value> {
+    let names = db.queues().context(|| "listing queues".to_owned())?;
+    for name in &names {
+        db.open_queue(name)
+            .context(|| format!("loading queue {name}"))?;
+    }
     let list: Vec<Value> = names
         .iter()
         .map(|name| match db.open_queue(name).and_then(|q| q.stats()) {
@@ -163,7 +167,7 @@ fn queues(db: &Db) -> Value {
             Err(e) => json!({"name": name, "error": format!("[{}] {e}", e.code())}),
         })
         .collect();
-    Value::Array(list)
+    Ok(Value::Array(list))
 }
 
 /// Topic names and figures.

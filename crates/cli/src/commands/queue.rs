@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use serde_json::json;
+use serde_json::{json, Value};
+use shaledb::Db;
 
 use crate::cli::Encodings;
 use crate::encoding::to_json;
@@ -13,8 +14,18 @@ use crate::output::Out;
 
 /// Lists queues, or shows `name`.
 pub fn run(dir: &Path, name: Option<&str>, enc: Encodings) -> Result<u8> {
-    let db = open::for_reading(dir)?;
+    let lines = open::with_queues(dir, |db| lines(db, name, enc))?;
     let mut out = Out::new();
+    for line in lines {
+        out.json_line(&line)?;
+    }
+    out.finish()?;
+    Ok(0)
+}
+
+/// One JSON line per queue.
+fn lines(db: &Db, name: Option<&str>, enc: Encodings) -> Result<Vec<Value>> {
+    let mut out = Vec::new();
     let names = match name {
         Some(n) => vec![n.to_owned()],
         None => db.queues().context(|| "listing queues".to_owned())?,
@@ -35,12 +46,10 @@ pub fn run(dir: &Path, name: Option<&str>, enc: Encodings) -> Result<u8> {
                     "deliveries": item.deliveries,
                     "value": to_json(&item.value, enc.value_encoding),
                 }),
-                None => serde_json::Value::Null,
+                None => Value::Null,
             };
         }
-        out.json_line(&line)?;
+        out.push(line);
     }
-    out.finish()?;
-    drop(db);
-    Ok(0)
+    Ok(out)
 }

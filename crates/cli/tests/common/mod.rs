@@ -1,6 +1,11 @@
 //! Running the built `shaledb` binary as a user would, and checking what it prints.
 
 #![allow(dead_code, reason = "each test file uses its own part of the helpers")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers: a failure is a failed test"
+)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
