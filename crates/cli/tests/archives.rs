@@ -1,5 +1,7 @@
 //! export and import (the archive browsers export), driven as a user would.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
 mod common;
 
 use std::path::Path;

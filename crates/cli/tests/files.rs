@@ -1,5 +1,7 @@
 //! verify, sst dump, wal dump and recordio dump, driven as a user would.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,7 @@
 //! info, get, scan, put, delete, load and dump, driven as a user would.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
 mod common;
 
 use common::{ok, s, sample_db, shaledb, shaledb_with_input};

@@ -1,6 +1,8 @@
 //! queue and topic inspection, and the tool on a database another process holds open (this
 //! test process holds it; the tool is a child process).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
 mod common;
 
 use common::{ok, s, sample_db, shaledb};
