@@ -8,8 +8,11 @@ use std::path::Path;
 
 use common::{ok, s, sample_db, shaledb};
 
+/// One entry of a hand-made archive: name, type, data.
+type Entry<'a> = (&'a str, tar::EntryType, &'a [u8]);
+
 /// Builds a tar archive at `path` from `(name, type, bytes)` entries, as other tools might.
-fn write_tar(path: &Path, entries: &[(&str, tar::EntryType, &[u8])]) {
+fn write_tar(path: &Path, entries: &[Entry]) {
     let mut b = tar::Builder::new(std::fs::File::create(path).unwrap());
     for (name, kind, data) in entries {
         let mut h = tar::Header::new_gnu();
@@ -95,7 +98,7 @@ fn import_accepts_an_archive_of_top_level_files_as_tar_makes_it() {
 #[test]
 fn import_refuses_unsafe_or_malformed_archives_and_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    let cases: &[(&str, &[(&str, tar::EntryType, &[u8])], &str)] = &[
+    let cases: &[(&str, &[Entry], &str)] = &[
         (
             "dotdot",
             &[("../CURRENT", tar::EntryType::Regular, b"x")],
