@@ -73,15 +73,6 @@ try {
   });
   // The browser's export writer (what export() in a browser runs over its files).
   const tar = new TarWriter("node-db", Math.floor(Date.now() / 1000));
-    for (const name of readdirSync(dir).sort()) {
-      if (name !== "LOCK") tar.addFile(name, new Uint8Array(readFileSync(join(dir, name))));
-    }
-    return tar
-      .finish()
-      .arrayBuffer()
-      .then((buf) => buf); // (checked synchronously below)
-  });
-  const tar = new TarWriter("node-db", Math.floor(Date.now() / 1000));
   for (const name of readdirSync(dir).sort()) {
     if (name !== "LOCK") tar.addFile(name, new Uint8Array(readFileSync(join(dir, name))));
   }
