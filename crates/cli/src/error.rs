@@ -13,6 +13,9 @@ pub const EXIT_ERROR: u8 = 2;
 pub enum CliError {
     /// Bad arguments or input (the message says which, with the line number for input files).
     Usage(String),
+    /// Something named on the command line does not exist (a keyspace, queue or topic):
+    /// code `NOT_FOUND`.
+    Missing(String),
     /// A database error, with what the tool was doing.
     Db {
         /// What the tool was doing, e.g. "opening /tmp/db".
@@ -54,6 +57,7 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Usage(m) => write!(f, "error [USAGE]: {m}"),
+            CliError::Missing(m) => write!(f, "error [NOT_FOUND]: {m}"),
             CliError::Db { context, error } => {
                 write!(f, "error [{}]: {context}: {error}", error.code())?;
                 if error.code() == "LOCKED" {

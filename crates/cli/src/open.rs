@@ -106,6 +106,14 @@ pub fn keyspace_names(dir: &Path) -> Result<Vec<String>> {
         .unwrap_or_default())
 }
 
+/// Whether the database in `dir` has queues (`"queue"`) or topics (`"topic"`) at all: their
+/// catalog keyspace exists. Listing them otherwise would create it, which a read-only open
+/// refuses.
+pub fn has_catalog(dir: &Path, kind: &str) -> Result<bool> {
+    let catalog = format!("{RESERVED_KEYSPACE_PREFIX}{kind}s");
+    Ok(keyspace_names(dir)?.contains(&catalog))
+}
+
 /// Whether `name` is one of ShaleDB's own keyspaces (queues, topics, the bindings' records).
 pub fn is_reserved(name: &str) -> bool {
     name.starts_with(RESERVED_KEYSPACE_PREFIX)
@@ -122,16 +130,11 @@ pub fn existing_keyspace(db: &Db, dir: &Path, name: &str) -> Result<Keyspace> {
     let names = keyspace_names(dir)?;
     if name != "default" && !names.iter().any(|n| n == name) {
         let list: Vec<String> = names.iter().map(|n| display_name(n)).collect();
-        return Err(CliError::Db {
-            context: format!("opening keyspace {}", display_name(name)),
-            error: Error::NotFound {
-                file: format!(
-                    "keyspace {} (keyspaces: {})",
-                    display_name(name),
-                    list.join(", ")
-                ),
-            },
-        });
+        return Err(CliError::Missing(format!(
+            "no keyspace {} (keyspaces: {})",
+            display_name(name),
+            list.join(", ")
+        )));
     }
     keyspace(db, name)
 }

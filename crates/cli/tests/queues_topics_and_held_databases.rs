@@ -139,3 +139,34 @@ fn on_a_database_held_open_elsewhere_reads_succeed_and_see_its_writes() {
     drop((q, t));
     holder.close().unwrap();
 }
+
+#[test]
+fn inspecting_missing_queues_and_topics_says_not_found_and_creates_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    sample_db(&dir);
+    assert_eq!(ok(&["queue", s(&dir)]).stdout, "");
+    assert_eq!(ok(&["topic", s(&dir)]).stdout, "");
+    for args in [["queue", s(&dir), "jobs"], ["topic", s(&dir), "events"]] {
+        let run = shaledb(&args);
+        assert_eq!(run.code, Some(2), "{args:?}");
+        assert!(
+            run.stderr.contains("[NOT_FOUND]"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let db = open(&dir);
+    db.queue("other", QueueOptions::default()).unwrap();
+    db.close().unwrap();
+    assert!(shaledb(&["queue", s(&dir), "jobs"])
+        .stderr
+        .contains("[NOT_FOUND]"));
+    let db = open(&dir);
+    assert_eq!(db.queues().unwrap(), ["other"]);
+    assert!(db.topics().unwrap().is_empty());
+    db.close().unwrap();
+    let info: serde_json::Value =
+        serde_json::from_str(&ok(&["info", s(&dir), "--json"]).stdout).unwrap();
+    assert_eq!(info["topics"], serde_json::json!([]));
+}

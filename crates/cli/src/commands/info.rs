@@ -110,18 +110,26 @@ fn gather(dir: &Path) -> Result<Value> {
         .iter()
         .map(|(k, v)| (k.clone(), json!(v)))
         .collect();
+    let (has_queues, has_topics) = (
+        open::has_catalog(dir, "queue")?,
+        open::has_catalog(dir, "topic")?,
+    );
     let (sequence, topics, open_error) = match open::for_reading(dir) {
         Ok(db) => {
             let seq = db.sequence();
-            let t = topics(&db);
+            let t = if has_topics { topics(&db) } else { json!([]) };
             let _ = db.close();
             (Some(seq), Some(t), None)
         }
         Err(e) => (None, None, Some(e.to_string())),
     };
-    let queues = open_error.is_none().then(|| {
-        open::with_queues(dir, queues).unwrap_or_else(|e| json!({"error": e.to_string()}))
-    });
+    let queues = match (&open_error, has_queues) {
+        (Some(_), _) => None,
+        (None, false) => Some(json!([])),
+        (None, true) => {
+            Some(open::with_queues(dir, queues).unwrap_or_else(|e| json!({"error": e.to_string()})))
+        }
+    };
     Ok(json!({
         "path": dir.display().to_string(),
         "manifest": {
@@ -258,6 +266,9 @@ fn text(i: &Value) -> Vec<String> {
         return lines;
     }
     lines.push("queues".to_owned());
+    if let Some(e) = i["queues"].get("error") {
+        lines.push(format!("  not read: {}", s(e)));
+    }
     for q in i["queues"].as_array().into_iter().flatten() {
         match q.get("error") {
             Some(e) => lines.push(format!("  {}  error: {}", s(&q["name"]), s(e))),

@@ -8,13 +8,19 @@ use shaledb::Db;
 
 use crate::cli::Encodings;
 use crate::encoding::to_json;
-use crate::error::{DbContext, Result};
+use crate::error::{CliError, DbContext, Result};
 use crate::open;
 use crate::output::Out;
 
 /// Lists queues, or shows `name`.
 pub fn run(dir: &Path, name: Option<&str>, enc: Encodings) -> Result<u8> {
-    let lines = open::with_queues(dir, |db| lines(db, name, enc))?;
+    let lines = if open::has_catalog(dir, "queue")? {
+        open::with_queues(dir, |db| lines(db, name, enc))?
+    } else if let Some(name) = name {
+        return Err(CliError::Missing(format!("no queue {name}")));
+    } else {
+        Vec::new()
+    };
     let mut out = Out::new();
     for line in lines {
         out.json_line(&line)?;
@@ -26,9 +32,13 @@ pub fn run(dir: &Path, name: Option<&str>, enc: Encodings) -> Result<u8> {
 /// One JSON line per queue.
 fn lines(db: &Db, name: Option<&str>, enc: Encodings) -> Result<Vec<Value>> {
     let mut out = Vec::new();
+    let all = db.queues().context(|| "listing queues".to_owned())?;
+    if let Some(name) = name.filter(|n| !all.iter().any(|q| q == n)) {
+        return Err(CliError::Missing(format!("no queue {name}")));
+    }
     let names = match name {
         Some(n) => vec![n.to_owned()],
-        None => db.queues().context(|| "listing queues".to_owned())?,
+        None => all,
     };
     for n in names {
         let ctx = || format!("reading queue {n}");

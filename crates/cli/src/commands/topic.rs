@@ -20,10 +20,16 @@ pub fn run(
     limit: usize,
     enc: Encodings,
 ) -> Result<u8> {
+    let has_topics = open::has_catalog(dir, "topic")?;
     let db = open::for_reading(dir)?;
     let mut out = Out::new();
     let Some(name) = name else {
-        for n in db.topics().context(|| "listing topics".to_owned())? {
+        let names = if has_topics {
+            db.topics().context(|| "listing topics".to_owned())?
+        } else {
+            Vec::new()
+        };
+        for n in names {
             let ctx = || format!("reading topic {n}");
             let Some(t) = db.existing_topic(&n).context(ctx)? else {
                 continue;
@@ -38,15 +44,12 @@ pub fn run(
         return Ok(0);
     };
     let ctx = || format!("reading topic {name}");
-    let topic = db
-        .existing_topic(name)
-        .context(ctx)?
-        .ok_or_else(|| CliError::Db {
-            context: ctx(),
-            error: shaledb::Error::NotFound {
-                file: format!("topic {name}"),
-            },
-        })?;
+    let topic = if has_topics {
+        db.existing_topic(name).context(ctx)?
+    } else {
+        None
+    };
+    let topic = topic.ok_or_else(|| CliError::Missing(format!("no topic {name}")))?;
     let from = from.map_or(From::Earliest, From::Offset);
     let mut remaining = limit;
     let mut next = topic.resolve(&from).context(ctx)?;
