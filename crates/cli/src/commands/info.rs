@@ -189,7 +189,7 @@ fn topics(db: &Db) -> Value {
         .map(|name| match db.existing_topic(name) {
             Ok(Some(t)) => match t.stats() {
                 Ok(s) => json!({
-                    "name": name, "first": s.first, "next": s.next, "records": s.next - s.first,
+                    "name": name, "first": s.first, "next": s.next, "records": s.next.saturating_sub(s.first),
                     "bytes": s.bytes,
                     "groups": s.groups.iter().map(|(g, c, l)| json!({"name": g, "committed": c, "lag": l})).collect::<Vec<_>>(),
                 }),
