@@ -8,8 +8,8 @@ use crate::encoding::Encoding;
 
 /// shaledb: inspect, query, load, verify, compact, back up and dump ShaleDB databases and files.
 ///
-/// Exit codes: 0 success; 1 "no" (verify found problems, get found no key); 2 a usage, I/O or
-/// database error (the message names the error code, e.g. LOCKED, CORRUPTION, NOT_FOUND).
+/// Exit codes: 0 success; 1 "no" (verify or wal dump found damage, get found no key); 2 a
+/// usage, I/O or database error (the message names the error code, e.g. LOCKED, CORRUPTION, NOT_FOUND).
 #[derive(Debug, Parser)]
 #[command(name = "shaledb", version, about, long_about)]
 pub struct Cli {

@@ -2,13 +2,14 @@
 
 use std::fmt;
 
-/// Exit code: the answer is "no" (`verify` found problems, `get` found no such key).
+/// Exit code: the answer is "no" (`verify` found problems, `get` found no such key, `wal dump`
+/// found corruption, `import` extracted a damaged database).
 pub const EXIT_NO: u8 = 1;
 /// Exit code: a usage, I/O or database error.
 pub const EXIT_ERROR: u8 = 2;
 
-/// What went wrong, with enough context to act on it. Every variant exits with
-/// [`EXIT_ERROR`].
+/// What went wrong, with enough context to act on it. Exits with [`EXIT_ERROR`] (but see
+/// [`CliError::exit_code`]).
 #[derive(Debug)]
 pub enum CliError {
     /// Bad arguments or input (the message says which, with the line number for input files).
@@ -36,9 +37,14 @@ pub enum CliError {
 pub type Result<T, E = CliError> = std::result::Result<T, E>;
 
 impl CliError {
-    /// The process exit code for this error.
+    /// The process exit code for this error: 0 for a closed standard output (the reader,
+    /// e.g. `head`, has what it wanted), else [`EXIT_ERROR`].
     pub fn exit_code(&self) -> u8 {
-        EXIT_ERROR
+        if self.is_broken_pipe() {
+            0
+        } else {
+            EXIT_ERROR
+        }
     }
 
     /// Whether this is a closed standard output (`shaledb dump db | head`): not worth a

@@ -3,8 +3,9 @@
 //! database ([`open`]), key and value encodings ([`encoding`]), errors and exit codes
 //! ([`error`]) and progress bars ([`progress`]) are shared.
 //!
-//! Exit codes: 0 success; 1 the answer is "no" (`verify` found problems, `get` found no key);
-//! 2 a usage, I/O or database error (its message names the error code, e.g. `LOCKED`).
+//! Exit codes ([`error`]): 0 success; 1 the answer is "no" (`verify` found problems, `get`
+//! found no key); 2 a usage, I/O or database error (its message names the error code, e.g.
+//! `LOCKED`).
 
 mod cli;
 mod commands;

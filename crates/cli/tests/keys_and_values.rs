@@ -185,3 +185,31 @@ fn bad_arguments_exit_2_with_usage() {
     assert_eq!(run.code, Some(2));
     assert!(run.stderr.contains("NOT_FOUND"), "{}", run.stderr);
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_a_dump_quietly_with_exit_0() {
+    use std::io::{BufRead, BufReader};
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    let input: String = (0..5000)
+        .map(|i| format!("{{\"key\":\"k{i:05}\",\"value\":\"{}\"}}\n", "v".repeat(40)))
+        .collect();
+    assert_eq!(
+        shaledb_with_input(&["load", s(&db)], input.as_bytes()).code,
+        Some(0)
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shaledb"))
+        .args(["dump", s(&db)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap(); // then the pipe closes, as `shaledb dump db | head -1` does
+    let out = child.wait_with_output().unwrap();
+    assert!(first.contains("k00000"), "{first}");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
