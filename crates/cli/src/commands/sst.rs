@@ -1,12 +1,14 @@
-//! `shaledb sst dump <file>`: a table's footer, properties, data blocks (its index: offset
-//! and length of each), range tombstones, then one JSON line per entry, each checked against
-//! its block's checksum.
+//! `shaledb sst dump <file>`: a table's footer and properties, its index (each data block's
+//! separator key, offset and length), its range tombstones, then one JSON line per entry
+//! (every block's checksum checked).
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use shaledb::recordio::{Reader, ReaderOptions};
-use shaledb::sstable::format::{Footer, FOOTER_LEN};
+use shaledb::sstable::block::{Block, BlockCursor};
+use shaledb::sstable::format::{get_varint, Footer, FOOTER_LEN};
 use shaledb::sstable::{TableReadOptions, TableReader, ValueKind};
 use shaledb::storage::std_fs::StdFsStorage;
 use shaledb::storage::{OpenMode, Storage};
@@ -93,14 +95,31 @@ pub fn run(file: &Path, properties_only: bool, enc: Encodings) -> Result<u8> {
             "largest_key": Value::Object(fields(&p.largest_key, &names, enc.key_encoding)),
         },
     }))?;
-    // The data blocks: RecordIO records from the file header to `data_end`.
-    let mut blocks = Reader::open(handle, ReaderOptions::default()).context(reading)?;
-    blocks.set_limit(footer.data_end);
+    // The index: each data block's separator key (at or after its last key) and where it is.
+    let reader = Reader::open(handle, ReaderOptions::default()).context(reading)?;
+    let index_record = reader
+        .read_at_sized(footer.index.offset, footer.index.len)
+        .context(reading)?;
+    let block = Block::new(
+        index_record.data.unwrap_or_default(),
+        Arc::from(name.as_str()),
+        footer.index.offset,
+    )
+    .context(reading)?;
+    let mut cursor = BlockCursor::new(Arc::new(block));
+    cursor.seek_to_first().context(reading)?;
     let mut index = Vec::new();
-    while let Some(r) = blocks.read_next().context(reading)? {
-        index.push(json!([r.offset, r.next_offset - r.offset]));
+    while cursor.valid() {
+        let v = cursor.value();
+        let mut pos = 0;
+        let mut m = fields(cursor.key(), &names, enc.key_encoding);
+        m.insert("seq".into(), json!(cursor.seq()));
+        m.insert("block_offset".into(), json!(get_varint(v, &mut pos)));
+        m.insert("block_len".into(), json!(get_varint(v, &mut pos)));
+        index.push(Value::Object(m));
+        cursor.next().context(reading)?;
     }
-    out.json_line(&json!({ "data_blocks": index.len(), "blocks_offset_len": index }))?;
+    out.json_line(&json!({ "index": index }))?;
     for t in table.range_tombstones().iter() {
         let mut m = serde_json::Map::new();
         m.insert("range_tombstone".into(), json!(true));
