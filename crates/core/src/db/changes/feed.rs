@@ -138,10 +138,10 @@ impl Changes {
             return Ok(Step::Continue);
         };
         let name = wal_file_name(number);
-        let mut reader = match self.reader.take() {
-            Some(r) => r,
+        let (mut reader, kept) = match self.reader.take() {
+            Some(r) => (r, true),
             None => match self.open_reader(number, offset, &name)? {
-                Ok(r) => r,
+                Ok(r) => (r, false),
                 Err(step) => return Ok(step),
             },
         };
@@ -149,6 +149,9 @@ impl Changes {
             let rec = match reader.read_next() {
                 Ok(Some(rec)) => rec,
                 Err(e @ Error::Io { .. }) => return Err(e),
+                // A reader kept from an earlier call sees the file as it was then (its buffer,
+                // its size): a fresh one, at the same offset, reads what was written since.
+                Ok(None) | Err(_) if kept => return Ok(Step::Continue),
                 // The end of the data (or damage: a crash's torn tail, or a record still being
                 // written).
                 Ok(None) | Err(_) => return self.end_of_data(number),
@@ -175,7 +178,9 @@ impl Changes {
                     if !self.started && first < self.next {
                         continue;
                     }
-                    if first != self.next {
+                    // Before the first batch yielded, one starting past `since` is the first
+                    // (`since` may fall inside a batch); from then on they must be dense.
+                    if self.started && first != self.next {
                         return Err(Error::corruption(
                             &name,
                             at,
