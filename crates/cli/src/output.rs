@@ -1,4 +1,4 @@
-//! Standard output: buffered, with errors (a closed pipe included) as [`CliError`]s.
+//! Standard output: buffered, with errors (a closed pipe included) as [`crate::error::CliError`]s.
 
 use std::io::{BufWriter, StdoutLock, Write};
 
