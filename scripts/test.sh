@@ -57,6 +57,11 @@ bash scripts/build-wasm.sh
 step "build packages/js (tsc)"
 npm run --silent --workspace packages/js build
 
+step "the CLI on databases Node wrote and headless Chromium exported, and the other way round (crates/cli/tests/js)"
+cargo build -p shaledb-cli
+node crates/cli/tests/js/node-and-browser-archive.mjs target/debug/shaledb packages/js
+node crates/cli/tests/js/browser-export.mjs target/debug/shaledb packages/js
+
 step "type check packages/js, sources and tests (tsc --strict --noEmit)"
 npm run --silent --workspace packages/js typecheck
 
