@@ -47,28 +47,6 @@ pub fn for_reading(dir: &Path) -> Result<Db> {
     Db::open(dir, options).context(|| format!("opening {} read-only", dir.display()))
 }
 
-/// Runs `f` on the database in `dir` opened read-only; if `f` fails with `READ_ONLY` (the
-/// core's `open_queue` writes when it loads a queue, even read-only), runs it again on a
-/// normal open, which works unless another process holds the database (then `LOCKED`).
-pub fn with_queues<T>(dir: &Path, f: impl Fn(&Db) -> Result<T>) -> Result<T> {
-    let db = for_reading(dir)?;
-    match f(&db) {
-        Err(CliError::Db { error, .. }) if error.code() == "READ_ONLY" => {
-            drop(db);
-            let db = Db::open(dir, options()).context(|| {
-                format!(
-                    "opening {} (loading a queue writes, so it needs the lock)",
-                    dir.display()
-                )
-            })?;
-            let out = f(&db);
-            db.close().context(|| "closing the database".to_owned())?;
-            out
-        }
-        other => other,
-    }
-}
-
 /// Opens the existing database in `dir` for a checkpoint or an export: a checkpoint needs the
 /// lock (a read-only open cannot take one), so `LOCKED` while another process holds it open.
 pub fn for_checkpoint(dir: &Path) -> Result<Db> {

@@ -116,21 +116,19 @@ fn gather(dir: &Path) -> Result<Value> {
         open::has_catalog(dir, "queue")?,
         open::has_catalog(dir, "topic")?,
     );
-    let (sequence, topics, open_error) = match open::for_reading(dir) {
+    let (sequence, topics, queues, open_error) = match open::for_reading(dir) {
         Ok(db) => {
             let seq = db.sequence();
             let t = if has_topics { topics(&db) } else { json!([]) };
+            let q = if has_queues {
+                queues(&db).unwrap_or_else(|e| json!({"error": e.to_string()}))
+            } else {
+                json!([])
+            };
             let _ = db.close();
-            (Some(seq), Some(t), None)
+            (Some(seq), Some(t), Some(q), None)
         }
-        Err(e) => (None, None, Some(e.to_string())),
-    };
-    let queues = match (&open_error, has_queues) {
-        (Some(_), _) => None,
-        (None, false) => Some(json!([])),
-        (None, true) => {
-            Some(open::with_queues(dir, queues).unwrap_or_else(|e| json!({"error": e.to_string()})))
-        }
+        Err(e) => (None, None, None, Some(e.to_string())),
     };
     Ok(json!({
         "path": dir.display().to_string(),
@@ -157,14 +155,9 @@ fn gather(dir: &Path) -> Result<Value> {
     }))
 }
 
-/// Queue names and figures; `READ_ONLY` if a queue could not be loaded read-only (see
-/// [`open::with_queues`]), else an entry's `error` says why it could not be read.
+/// Queue names and figures; an entry's `error` says why a queue could not be read.
 fn queues(db: &Db) -> Result<Value> {
     let names = db.queues().context(|| "listing queues".to_owned())?;
-    for name in &names {
-        db.open_queue(name)
-            .context(|| format!("loading queue {name}"))?;
-    }
     let list: Vec<Value> = names
         .iter()
         .map(|name| match db.open_queue(name).and_then(|q| q.stats()) {

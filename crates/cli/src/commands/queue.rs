@@ -15,7 +15,7 @@ use crate::output::Out;
 /// Lists queues, or shows `name`.
 pub fn run(dir: &Path, name: Option<&str>, enc: Encodings) -> Result<u8> {
     let lines = if open::has_catalog(dir, "queue")? {
-        open::with_queues(dir, |db| lines(db, name, enc))?
+        lines(&open::for_reading(dir)?, name, enc)?
     } else if let Some(name) = name {
         return Err(CliError::Missing(format!("no queue {name}")));
     } else {
