@@ -529,6 +529,19 @@ impl GroupCommit {
         self.wait_for(st, ticket)
     }
 
+    /// Makes everything written to the live log so far durable, without stopping commits: the
+    /// sync goes through the log's gate (shared with a sync already running; a failure fails
+    /// every later sync of the log). What went to an older log is durable already (a log is
+    /// synced whole when it is sealed).
+    pub fn sync_written(&self) -> Result<()> {
+        let gate = self
+            .wal
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .gate();
+        gate.sync(gate.written())
+    }
+
     /// Makes `seq` the last sequence number used and visible. Only for a database nothing
     /// commits to (a read-only open catching up with its writer).
     pub fn set_visible_seq(&self, seq: u64) {

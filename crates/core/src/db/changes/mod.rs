@@ -53,7 +53,8 @@ pub enum Applied {
 
 impl DbInner {
     /// Sets change cursor `name` to `seq` (its reader is done with every batch up to it): syncs
-    /// the live log, then one manifest edit; then removes logs no longer needed.
+    /// what the live log holds (commits go on meanwhile), then one manifest edit; then removes
+    /// logs no longer needed.
     pub(crate) fn ack_changes(&self, name: &str, seq: u64) -> Result<()> {
         self.check_writable()?;
         validate_name("change cursor", name, false)?;
@@ -66,7 +67,7 @@ impl DbInner {
         // The cursor never passes what is durable: after a power loss that took unsynced
         // batches, the database reuses their sequence numbers, and a cursor past them would
         // make its reader skip the new batches. (Sealed logs were synced whole.)
-        self.poison_on_error(self.commit.exclusive(|wal, _| wal.sync()))?;
+        self.poison_on_error(self.commit.sync_written())?;
         {
             let mut st = self.state();
             if st.versions.change_cursors().get(name) == Some(&seq) {
