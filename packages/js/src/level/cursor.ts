@@ -1,7 +1,7 @@
 /**
- * The walk behind a Level iterator: a ShaleDB iterator over a range at one snapshot, reopened
- * at the same snapshot, on a narrowed range, after a seek (so a seek after the end works and sees
- * what the iterator saw when it was created).
+ * The walk behind a Level iterator: a ShaleDB iterator over a range at one snapshot. A seek
+ * moves it (ShaleDB's `seek`); after its end (a ShaleDB iterator closes itself there) a seek opens
+ * another at the same snapshot, from the target on, so it sees what the first one saw.
  *
  * @module
  */
@@ -35,8 +35,10 @@ export class Cursor<M extends CursorMode> {
   readonly #mode: M;
   readonly #reverse: boolean;
   readonly #snapshot: CursorSnapshot;
-  #range: ByteRange;
-  #it: AsyncEntryIterator<CursorItem<M>> | undefined;
+  readonly #range: ByteRange;
+  /** Where a reopened iterator starts (the last seek's target). */
+  #from: Uint8Array | undefined;
+  #it: AsyncEntryIterator<CursorItem<M>, Uint8Array> | undefined;
   #ended = false;
 
   constructor(db: ByteDatabase, mode: M, options: LevelRangeOptions & { reverse?: boolean }, snapshot: CursorSnapshot) {
@@ -67,7 +69,11 @@ export class Cursor<M extends CursorMode> {
 
   /** Moves to the first key `>= target` (reverse: the last `<= target`) within the range. */
   seek(target: Uint8Array): void {
-    this.#range = seekRange(this.#range, target, this.#reverse);
+    if (this.#it !== undefined && !this.#ended) {
+      this.#it.seek(target);
+      return;
+    }
+    this.#from = target;
     this.#ended = false;
     this.#drop();
   }
@@ -80,10 +86,10 @@ export class Cursor<M extends CursorMode> {
     }
   }
 
-  async #open(remaining: number): Promise<AsyncEntryIterator<CursorItem<M>>> {
+  async #open(remaining: number): Promise<AsyncEntryIterator<CursorItem<M>, Uint8Array>> {
     const snapshot = await this.#snapshot.snapshot;
     const options = {
-      ...shaleBounds(this.#range),
+      ...shaleBounds(this.#from === undefined ? this.#range : seekRange(this.#range, this.#from, this.#reverse)),
       reverse: this.#reverse,
       snapshot,
       ...(Number.isFinite(remaining) ? { limit: Math.max(0, remaining) } : {}),
@@ -91,7 +97,7 @@ export class Cursor<M extends CursorMode> {
     const db = this.#db;
     const it = (
       this.#mode === "entries" ? db.iterator(options) : this.#mode === "keys" ? db.keys(options) : db.values(options)
-    ) as AsyncEntryIterator<CursorItem<M>>;
+    ) as AsyncEntryIterator<CursorItem<M>, Uint8Array>;
     this.#it = it;
     return it;
   }
