@@ -1239,6 +1239,13 @@ const syncIteratorCases: Cases<SyncWorld> = {
     it.close(); // idempotent
     expect(it.next().done).toBe(true);
   },
+  seek: (w) => {
+    const it = w.db.iterator();
+    expectCode(() => it.seek(bad<string>(5)), "INVALID_ARGUMENT");
+    expectCode(() => it.seek(bad<string>(undefined)), "INVALID_ARGUMENT");
+    w.db.close();
+    expectCode(() => it.seek("k1"), "CLOSED");
+  },
 };
 
 interface AsyncWorld {
@@ -1504,6 +1511,14 @@ const asyncIteratorCases: Cases<AsyncWorld> = {
     const it = w.db.iterator();
     await w.db.close();
     await expectRejects(it.all(), "CLOSED");
+  },
+  seek: async (w) => {
+    const it = w.db.iterator();
+    expectCode(() => it.seek(bad<string>(5)), "INVALID_ARGUMENT");
+    expectCode(() => it.seek(bad<string>(null)), "INVALID_ARGUMENT");
+    it.seek("k1");
+    await w.db.close();
+    await expectRejects(it.next(), "CLOSED");
   },
 };
 
