@@ -6,7 +6,8 @@
 #   codecs (gzip, LZW), clippy of the core and bindings for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
-#   project (scripts/pack-smoke.sh), vitest in Node, then the browser tests: vitest driving
+#   project (scripts/pack-smoke.sh), abstract-level's test suite on ShaleLevel (tape), vitest in
+#   Node, then the browser tests: vitest driving
 #   headless Debian Chromium (installed by setup.sh --chromium) through playwright-core.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -84,6 +85,20 @@ run_vitest() {
   fi
   return "$status"
 }
+
+step "abstract-level's own test suite (tape) on ShaleLevel, shaledb/level (packages/js/test-level)"
+level_tap="$(mktemp)"
+set +e
+(cd packages/js && node test-level/abstract-level-suite.mjs) >"$level_tap" 2>&1
+level_status=$?
+set -e
+grep -E '^not ok' -A12 "$level_tap" | head -80 || true
+node -e '
+  const t = require("fs").readFileSync(process.argv[1], "utf8");
+  const n = (name) => Number((t.match(new RegExp(`^# ${name} +(\\d+)$`, "m")) ?? [0, 0])[1]);
+  console.log(`abstract-level suite: ${n("pass")} passed, ${n("fail")} failed`);' "$level_tap"
+rm -f "$level_tap"
+[ "$level_status" -eq 0 ]
 
 step "vitest run (Node)"
 run_vitest vitest.config.ts

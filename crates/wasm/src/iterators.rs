@@ -119,6 +119,14 @@ fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Error> {
     Ok(())
 }
 
+/// Moves iterator `it` to the first key `>= key` (reverse: the last key `<= key`) within its
+/// range and at its snapshot; the next [`iter_next`] starts there. Seeking an exhausted iterator
+/// makes it valid again if an entry is there.
+#[wasm_bindgen(js_name = iterSeek)]
+pub fn iter_seek(it: u32, key: &[u8]) -> JsResult<()> {
+    js_result(with(&ITERATORS, |t| t.get_mut(it)?.seek(key)))
+}
+
 /// Releases iterator `it` (idempotent).
 #[wasm_bindgen(js_name = iterClose)]
 pub fn iter_close(it: u32) {

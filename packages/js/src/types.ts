@@ -48,9 +48,19 @@ import type {
 export type * from "./engine/types.js";
 
 /** An asynchronous iterator over entries, keys or values (the Promise API). */
-export interface AsyncEntryIterator<T> extends AsyncIterableIterator<T>, AsyncDisposable {
+export interface AsyncEntryIterator<T, K = unknown> extends AsyncIterableIterator<T>, AsyncDisposable {
   /** Releases the snapshot and tables it pins. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Moves to the first key `>= target` (with `reverse`: the last key `<= target`) within the
+   * iterator's range and at its snapshot: the next `next()` returns that entry (entries fetched
+   * ahead are dropped). It can go back as well as forward; `limit` counts on. It takes effect
+   * after a `next()` already called. An iterator that returned `done` (or reached its limit)
+   * is closed: there, as after `close()`, a seek does nothing.
+   *
+   * @throws {ShaleError} `INVALID_ARGUMENT` for a target of the wrong type (at once).
+   */
+  seek(target: K): void;
   /** Every remaining entry (up to the iterator's `limit`), then closes. */
   all(): Promise<T[]>;
 }
@@ -63,9 +73,9 @@ export interface Store<K, V> {
   put(key: K, value: V, options?: WriteOptions): Promise<void>;
   delete(key: K, options?: WriteOptions): Promise<void>;
   deleteRange(range: { gte: K; lt: K }, options?: WriteOptions): Promise<void>;
-  iterator(options?: IteratorOptions<K>): AsyncEntryIterator<[K, V]>;
-  keys(options?: IteratorOptions<K>): AsyncEntryIterator<K>;
-  values(options?: IteratorOptions<K>): AsyncEntryIterator<V>;
+  iterator(options?: IteratorOptions<K>): AsyncEntryIterator<[K, V], K>;
+  keys(options?: IteratorOptions<K>): AsyncEntryIterator<K, K>;
+  values(options?: IteratorOptions<K>): AsyncEntryIterator<V, K>;
   count(options?: IteratorOptions<K>): Promise<number>;
 }
 

@@ -441,25 +441,35 @@ describe("objects of another database", () => {
   });
 });
 
-describe("deleteRange needs gte < lt", () => {
-  it("gte == lt and gte > lt are INVALID_ARGUMENT in every form, and delete nothing", async () => {
+describe("deleteRange of an empty or inverted range", () => {
+  it("gte == lt and gte > lt delete nothing and do not throw, in every form (the Level rule)", async () => {
     const { dir, db, ks, before } = seeded("range");
     for (const [gte, lt] of [
       ["k1", "k1"],
       ["k5", "k1"],
       ["z", "a"],
     ] as const) {
-      expectCode(() => db.deleteRange({ gte, lt }), "INVALID_ARGUMENT");
-      expectCode(() => ks.deleteRange({ gte, lt }), "INVALID_ARGUMENT");
-      expectCode(() => db.batch().put("k1", "changed").deleteRange({ gte, lt }).write(), "INVALID_ARGUMENT");
-      expectCode(() => db.batch().deleteRange({ gte, lt }, ks).write(), "INVALID_ARGUMENT");
+      db.deleteRange({ gte, lt });
+      ks.deleteRange({ gte, lt });
+      db.batch().deleteRange({ gte, lt }).write();
+      db.batch().deleteRange({ gte, lt }, ks).write();
     }
     const adb = await open(freshPath("range-async"));
     await adb.put("k1", "v");
-    await expectRejects(adb.deleteRange({ gte: "k2", lt: "k1" }), "INVALID_ARGUMENT");
+    await adb.deleteRange({ gte: "k2", lt: "k1" });
+    await adb.deleteRange({ gte: "k1", lt: "k1" });
+    await adb.batch().deleteRange({ gte: "k2", lt: "k1" }).put("k0", "w").write();
     expect(await adb.get("k1")).toBe("v");
+    expect(await adb.get("k0")).toBe("w");
     await adb.close();
+    await expectRejects(adb.deleteRange({ gte: "k2", lt: "k1" }), "CLOSED");
     expectIntact(dir, db, ks, before);
+  });
+
+  it("an empty range with a key of the wrong type is still INVALID_ARGUMENT", () => {
+    const { db } = seeded("range-bad");
+    expectCode(() => db.deleteRange(bad<{ gte: string; lt: string }>({ gte: 5, lt: "a" })), "INVALID_ARGUMENT");
+    db.close();
   });
 });
 
@@ -1229,6 +1239,13 @@ const syncIteratorCases: Cases<SyncWorld> = {
     it.close(); // idempotent
     expect(it.next().done).toBe(true);
   },
+  seek: (w) => {
+    const it = w.db.iterator();
+    expectCode(() => it.seek(bad<string>(5)), "INVALID_ARGUMENT");
+    expectCode(() => it.seek(bad<string>(undefined)), "INVALID_ARGUMENT");
+    w.db.close();
+    expectCode(() => it.seek("k1"), "CLOSED");
+  },
 };
 
 interface AsyncWorld {
@@ -1494,6 +1511,14 @@ const asyncIteratorCases: Cases<AsyncWorld> = {
     const it = w.db.iterator();
     await w.db.close();
     await expectRejects(it.all(), "CLOSED");
+  },
+  seek: async (w) => {
+    const it = w.db.iterator();
+    expectCode(() => it.seek(bad<string>(5)), "INVALID_ARGUMENT");
+    expectCode(() => it.seek(bad<string>(null)), "INVALID_ARGUMENT");
+    it.seek("k1");
+    await w.db.close();
+    await expectRejects(it.next(), "CLOSED");
   },
 };
 

@@ -112,10 +112,9 @@ class ModelSpace {
   range(r: MkRange): [Mk, Mv][] {
     let keys = this.sorted.filter(
       (k) =>
-        (r.gt === undefined || k > r.gt) &&
-        (r.gte === undefined || k >= r.gte) &&
-        (r.lt === undefined || k < r.lt) &&
-        (r.lte === undefined || k <= r.lte) &&
+        // gte wins over gt, lte over lt (the Level rule).
+        (r.gte !== undefined ? k >= r.gte : r.gt === undefined || k > r.gt) &&
+        (r.lte !== undefined ? k <= r.lte : r.lt === undefined || k < r.lt) &&
         (r.prefix === undefined || k.startsWith(r.prefix)),
     );
     if (r.reverse) {

@@ -5,6 +5,7 @@
  * @module
  */
 import { deleteRangeArgument, syncOption } from "../arguments/checks.js";
+import { isEmptyRange } from "../encoding/bounds.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
 import { closedError } from "../errors.js";
 import type { Batch, KeyspaceRef, WriteOptions } from "../types.js";
@@ -32,7 +33,11 @@ export class PromiseBatch implements Batch<unknown, unknown> {
   deleteRange(range: { gte: unknown; lt: unknown }, keyspace?: KeyspaceRef<unknown, unknown>): this {
     const { gte, lt } = deleteRangeArgument(range);
     const s = storeOf(this.store, keyspace);
-    this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, s.keyCodec.encode(gte, "key"), s.keyCodec.encode(lt, "key"));
+    const start = s.keyCodec.encode(gte, "key");
+    const end = s.keyCodec.encode(lt, "key");
+    if (!isEmptyRange(start, end)) {
+      this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, start, end);
+    }
     return this;
   }
 

@@ -11,7 +11,7 @@ import { ownBytes } from "../encoding/own-bytes.js";
 import type { WireRange } from "../transport/requests.js";
 import type { Transport } from "../transport/transport.js";
 import type { AsyncEntryIterator, IteratorOptions } from "../types.js";
-import { forgetTracking, track, untrack, type Held } from "./server-resources.js";
+import { track, untrack, type Held } from "./server-resources.js";
 import { snapshotTarget } from "./snapshot.js";
 
 /** Entries of the first batch (a small one: many iterations stop early) and of later ones. */
@@ -60,6 +60,8 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
   #server: string | undefined;
   #started = false;
   #exhausted = false;
+  /** A seek target (its key's bytes) to apply before the next batch. */
+  #seekTo: Uint8Array | undefined;
   #closed = false;
   /** The next batch, requested ahead. */
   #ahead: Promise<Uint8Array> | undefined;
@@ -94,6 +96,22 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
     const result = this.#chain.then(() => this.#next());
     this.#chain = result.catch(() => undefined);
     return result;
+  }
+
+  seek(target: unknown): void {
+    const key = ownBytes(this.#keys.encode(target, "target"), target);
+    if (this.#closed || this.#remaining === 0) {
+      return;
+    }
+    // After a `next()` already called; the entries fetched so far (and ahead) are dropped then.
+    this.#chain = this.#chain.then(() => {
+      if (!this.#closed) {
+        this.#batch.remaining = 0;
+        this.#ahead = undefined;
+        this.#exhausted = false;
+        this.#seekTo = key;
+      }
+    });
   }
 
   async #next(): Promise<IteratorResult<T, undefined>> {
@@ -136,7 +154,18 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
       if (id !== 0) {
         track(this, this.#held(id, server));
       }
-      return batch;
+      if (this.#seekTo === undefined) {
+        return batch;
+      }
+    }
+    const target = this.#seekTo;
+    if (target !== undefined) {
+      this.#seekTo = undefined;
+      if (this.#id === 0) {
+        return new Uint8Array([1, 0, 0, 0, 0]);
+      }
+      const want = Math.min(this.#remaining, MAX_BATCH);
+      return this.#transport.request("iterSeek", [this.#id, target, want, this.#mode], this.#server);
     }
     const ahead = this.#ahead;
     this.#ahead = undefined;
@@ -152,9 +181,8 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
   #take(bytes: Uint8Array): void {
     this.#batch = new EntryBatch(bytes, this.#mode);
     if (this.#batch.exhausted) {
-      // The server released its iterator with the last batch.
+      // The server keeps its iterator (a seek may move it back) until this one closes.
       this.#exhausted = true;
-      this.#forget();
     } else if (this.#remaining > this.#batch.remaining) {
       this.#ahead = this.#request();
       this.#ahead.catch(() => undefined);
@@ -163,14 +191,6 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
 
   #held(id: number, server: string): Held {
     return { transport: this.#transport, op: "iterClose", id, server };
-  }
-
-  /** Stops tracking the server's iterator, which is gone. */
-  #forget(): void {
-    if (this.#id !== 0) {
-      this.#id = 0;
-      forgetTracking(this);
-    }
   }
 
   #close(): void {

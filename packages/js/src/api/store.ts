@@ -5,12 +5,13 @@
  *
  * @module
  */
+import { isEmptyRange } from "../encoding/bounds.js";
 import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "../arguments/checks.js";
 import type { Codec } from "../encoding/codec.js";
 import type { IterationMode } from "../encoding/entry-batch.js";
 import { ownBytes } from "../encoding/own-bytes.js";
 import { OP_DELETE_RANGE, PackedOps } from "../encoding/packed-ops.js";
-import { invalidArgument } from "../errors.js";
+import { closedError, invalidArgument } from "../errors.js";
 import type { Transport } from "../transport/transport.js";
 import type { AsyncEntryIterator, IteratorOptions, Keyspace, ReadOptions, WriteOptions } from "../types.js";
 import { PromiseIterator, wireRange } from "./iterator.js";
@@ -90,14 +91,16 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
   deleteRange(range: { gte: unknown; lt: unknown }, options?: WriteOptions): Promise<void> {
     return settle(() => {
       const { gte, lt } = deleteRangeArgument(range);
+      const start = this.keyCodec.encode(gte, "range.gte");
+      const end = this.keyCodec.encode(lt, "range.lt");
+      const sync = syncOption(options);
+      if (isEmptyRange(start, end)) {
+        // Nothing to delete (the Level rule); a closed database still rejects.
+        return this.transport.closed ? Promise.reject(closedError("the database")) : Promise.resolve();
+      }
       const ops = new PackedOps();
-      ops.add(
-        OP_DELETE_RANGE,
-        this.keyspaceId,
-        this.keyCodec.encode(gte, "range.gte"),
-        this.keyCodec.encode(lt, "range.lt"),
-      );
-      return this.transport.request("write", [ops.bytes().slice(), syncOption(options)]);
+      ops.add(OP_DELETE_RANGE, this.keyspaceId, start, end);
+      return this.transport.request("write", [ops.bytes().slice(), sync]);
     });
   }
 

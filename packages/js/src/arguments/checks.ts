@@ -197,7 +197,10 @@ export function checkReverse(reverse: unknown): boolean {
 // ---------------------------------------------------------------------------------------------
 // Arguments of single methods
 
-/** The range of `deleteRange`: an object; its `gte` and `lt` are checked as keys by the codec. */
+/**
+ * The range of `deleteRange`: an object; its `gte` and `lt` are checked as keys by the codec. An
+ * empty or inverted range (`gte >= lt`, see `isEmptyRange` in `../encoding/bounds.ts`) deletes nothing.
+ */
 export function deleteRangeArgument(range: unknown): { gte: unknown; lt: unknown } {
   if (typeof range !== "object" || range === null) {
     throw invalidArgument(`deleteRange needs { gte, lt }, got ${describe(range)}`);

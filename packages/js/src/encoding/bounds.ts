@@ -10,7 +10,10 @@ import type { IteratorOptions } from "../types.js";
 // The worker's executor checks `reverse` of ranges from other tabs with the public check.
 export { checkLimit, checkReverse } from "../arguments/checks.js";
 
-/** A range in bytes: the tighter of `gt`/`gte` and of `lt`/`lte`, plus a prefix. */
+/**
+ * A range in bytes, plus a prefix. When both `gt` and `gte` are given `gte` wins, and `lte` wins
+ * over `lt` (the Level rule: the inclusive bound replaces the exclusive one, whichever is tighter).
+ */
 export interface ByteBounds {
   lower: Uint8Array | undefined;
   lowerInclusive: boolean;
@@ -27,19 +30,16 @@ export function encodeBounds(options: IteratorOptions<unknown>, keys: Codec<unkn
   const gte = enc(options.gte, "gte");
   const lt = enc(options.lt, "lt");
   const lte = enc(options.lte, "lte");
-  let lower = gte;
-  let lowerInclusive = true;
-  if (gt !== undefined && (gte === undefined || compareBytes(gt, gte) >= 0)) {
-    lower = gt;
-    lowerInclusive = false;
-  }
-  let upper = lte;
-  let upperInclusive = true;
-  if (lt !== undefined && (lte === undefined || compareBytes(lt, lte) <= 0)) {
-    upper = lt;
-    upperInclusive = false;
-  }
+  const lowerInclusive = gte !== undefined || gt === undefined;
+  const lower = lowerInclusive ? gte : gt;
+  const upperInclusive = lte !== undefined || lt === undefined;
+  const upper = upperInclusive ? lte : lt;
   return { lower, lowerInclusive, upper, upperInclusive, prefix: enc(options.prefix, "prefix") };
+}
+
+/** Whether the encoded range `[gte, lt)` holds no key: `deleteRange` of it is a no-op. */
+export function isEmptyRange(gte: Uint8Array, lt: Uint8Array): boolean {
+  return compareBytes(gte, lt) >= 0;
 }
 
 /** Byte order, the order of keys. */

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isEmptyRange } from "../encoding/bounds.js";
 import { deleteRangeArgument } from "../arguments/checks.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
@@ -37,7 +38,11 @@ export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
   deleteRange(range: { gte: unknown; lt: unknown }, keyspace?: KeyspaceRef<unknown, unknown>): this {
     const { gte, lt } = deleteRangeArgument(range);
     const s = this.#target(keyspace);
-    this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, s.encodeKey(gte), s.encodeKey(lt));
+    const start = s.encodeKey(gte);
+    const end = s.encodeKey(lt);
+    if (!isEmptyRange(start, end)) {
+      this.#ops.add(OP_DELETE_RANGE, s.keyspaceId, start, end);
+    }
     return this;
   }
 

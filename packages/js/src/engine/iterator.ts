@@ -100,6 +100,18 @@ export class SyncIterator<T> implements SyncEntryIterator<T> {
     return { done: false, value: item };
   }
 
+  seek(target: unknown): void {
+    const key = this.#keys.encode(target, "target");
+    if (this.#closed) {
+      // Ended (done, or the limit reached) or closed: it stays so, as in Level.
+      return;
+    }
+    this.#db.check();
+    this.#batch = EntryBatch.empty();
+    this.#native?.seek(key);
+    this.#batchSize = firstBatch(this.#remaining);
+  }
+
   /** Ends iteration early (what `break` in `for...of` does). */
   return(): IteratorResult<T, undefined> {
     this.close();

@@ -19,7 +19,10 @@ export const MAX_BATCH_BYTES = 256 << 10;
 
 export class NativeIterator {
   #id: number;
-  /** Whether the instance reported that nothing is left (the native iterator is released). */
+  /**
+   * Whether the instance reported that nothing is left. The native iterator stays open (a
+   * {@link seek} may move it back) until {@link close}.
+   */
   exhausted = false;
 
   /**
@@ -52,10 +55,10 @@ export class NativeIterator {
 
   /**
    * The next batch of at most `want` entries, packed (`../encoding/entry-batch.ts`). Once a batch says it is
-   * the last, the native iterator is released and later calls return empty, exhausted batches.
+   * the last, later calls return empty, exhausted batches (until a {@link seek}).
    */
   fetch(want: number, mode: IterationMode): Uint8Array {
-    if (this.#id === 0) {
+    if (this.#id === 0 || this.exhausted) {
       this.db.check();
       return new Uint8Array([1, 0, 0, 0, 0]);
     }
@@ -63,9 +66,22 @@ export class NativeIterator {
     const batch = this.db.call(() => readOutput(wasm.iterNext(id, want, MAX_BATCH_BYTES, MODE_FLAGS[mode])));
     if (batch[0] === 1) {
       this.exhausted = true;
-      this.close();
     }
     return batch;
+  }
+
+  /**
+   * Moves to the first key `>= key` (reverse: the last key `<= key`) within the range, at the
+   * iterator's snapshot; the next {@link fetch} starts there. A closed iterator stays closed.
+   */
+  seek(key: Uint8Array): void {
+    if (this.#id === 0) {
+      this.db.check();
+      return;
+    }
+    const id = this.#id;
+    this.db.call(() => wasm.iterSeek(id, key));
+    this.exhausted = false;
   }
 
   /** Releases the native iterator (and the snapshot and tables it pins). Idempotent. */

@@ -6,6 +6,7 @@
 import type { Codec } from "../encoding/codec.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { translateError, wasm } from "./instance.js";
+import { isEmptyRange } from "../encoding/bounds.js";
 import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "../arguments/checks.js";
 import { invalidArgument } from "../errors.js";
 import { SyncIterator, type IterationMode } from "./iterator.js";
@@ -115,13 +116,13 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
 
   deleteRange(range: { gte: unknown; lt: unknown }, options?: WriteOptions): void {
     const { gte, lt } = deleteRangeArgument(range);
+    const start = this.keyCodec.encode(gte, "range.gte");
+    const end = this.keyCodec.encode(lt, "range.lt");
     const ops = new PackedOps();
-    ops.add(
-      OP_DELETE_RANGE,
-      this.keyspaceId,
-      this.keyCodec.encode(gte, "range.gte"),
-      this.keyCodec.encode(lt, "range.lt"),
-    );
+    if (!isEmptyRange(start, end)) {
+      ops.add(OP_DELETE_RANGE, this.keyspaceId, start, end);
+    }
+    // No operation (an empty or inverted range): checks the options and that the database is open.
     writePacked(this.db, ops, options);
   }
 

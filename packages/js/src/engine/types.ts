@@ -146,9 +146,19 @@ export interface IteratorOptions<K> extends RangeOptions<K>, ReadOptions {
 }
 
 /** A synchronous iterator over entries, keys or values. Close it, or let it run to its end. */
-export interface SyncEntryIterator<T> extends IterableIterator<T>, Disposable {
+export interface SyncEntryIterator<T, K = unknown> extends IterableIterator<T>, Disposable {
   /** Releases the snapshot and tables it pins. Idempotent. */
   close(): void;
+  /**
+   * Moves to the first key `>= target` (with `reverse`: the last key `<= target`) within the
+   * iterator's range and at its snapshot: the next `next()` returns that entry. It can go back
+   * as well as forward; `limit` counts on (a seek does not reset it). An iterator that returned
+   * `done` (or reached its limit) is closed: there, as after `close()`, a seek does nothing.
+   *
+   * @throws {ShaleError} `INVALID_ARGUMENT` for a target of the wrong type; `CLOSED` if the
+   *   database is closed.
+   */
+  seek(target: K): void;
 }
 
 /** A consistent, read-only view of the database at one moment; pass it as `{ snapshot }`. */
@@ -221,9 +231,9 @@ export interface SyncStore<K, V> {
   /** Deletes every key in `[gte, lt)` with one range tombstone (not a delete per key). */
   deleteRange(range: { gte: K; lt: K }, options?: WriteOptions): void;
   /** `[key, value]` pairs in key order (or reverse). */
-  iterator(options?: IteratorOptions<K>): SyncEntryIterator<[K, V]>;
-  keys(options?: IteratorOptions<K>): SyncEntryIterator<K>;
-  values(options?: IteratorOptions<K>): SyncEntryIterator<V>;
+  iterator(options?: IteratorOptions<K>): SyncEntryIterator<[K, V], K>;
+  keys(options?: IteratorOptions<K>): SyncEntryIterator<K, K>;
+  values(options?: IteratorOptions<K>): SyncEntryIterator<V, K>;
   /** The number of keys in the range (it walks them). */
   count(options?: IteratorOptions<K>): number;
 }

@@ -276,9 +276,7 @@ export class Executor {
       const engine = this.#store(client, ks).keyspaceId;
       const it = new NativeIterator(this.#db.db, engine, this.#range(client, range), bytes);
       const batch = it.fetch(first, mode);
-      if (it.exhausted) {
-        return [0, batch];
-      }
+      // Kept when exhausted too (a seek may move it back): the client closes it.
       const id = this.#nextHandle++;
       client.iterators.set(id, it);
       return [id, batch];
@@ -288,11 +286,15 @@ export class Executor {
       if (it === undefined) {
         throw closedError("the iterator");
       }
-      const batch = it.fetch(want, mode);
-      if (it.exhausted) {
-        client.iterators.delete(id);
+      return it.fetch(want, mode);
+    },
+    iterSeek: (client, id, target, want, mode) => {
+      const it = client.iterators.get(id);
+      if (it === undefined) {
+        throw closedError("the iterator");
       }
-      return batch;
+      it.seek(target);
+      return it.fetch(want, mode);
     },
     iterClose: (client, id) => {
       client.iterators.get(id)?.close();

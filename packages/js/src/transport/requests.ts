@@ -51,6 +51,8 @@ export interface Protocol {
     result: [iterator: number, batch: Uint8Array];
   };
   iterNext: { args: [iterator: number, want: number, mode: IterationMode]; result: Uint8Array };
+  /** Seeks the iterator to `target` (its key's bytes) and returns the batch of up to `want` entries from there. */
+  iterSeek: { args: [iterator: number, target: Uint8Array, want: number, mode: IterationMode]; result: Uint8Array };
   iterClose: { args: [iterator: number]; result: void };
   count: { args: [ks: number, range: WireRange]; result: number };
   snapshotOpen: { args: []; result: number };
