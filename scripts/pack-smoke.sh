@@ -4,7 +4,9 @@
 # (the first ```js block of the "Node.js API" section) twice, the second run reopening the
 # database; then, on Linux, the example without its close() twice (the stale lock of the first
 # run is taken over). Then the synchronous API and the error type from the installed package,
-# and a TypeScript file importing it, type-checked as a user's editor would.
+# and a TypeScript file importing it, type-checked as a user's editor would. Then bundles of a small
+# app made with esbuild for Node (ES module and CommonJS; the wasm beside the bundle, or inlined;
+# version() alone, tree-shaken), each run from an empty directory.
 #
 #   bash scripts/pack-smoke.sh [--no-build]
 #
@@ -97,6 +99,48 @@ db.close();
 console.log("openSync: get k = v; a second open fails with LOCKED");
 JS
 run node sync.mjs
+
+section "pack-smoke: Node bundles made with esbuild run from a directory of their own"
+# The README's "Bundling for Node" recipes (packages/js/test-bundle/): the bundle beside a copy
+# of shaledb.wasm given to init(), and the `shaledb/inline` entry (one file), each as ES module
+# and CommonJS; then a bundle importing version() alone, tree-shaken. Each runs in an empty
+# directory of its own, with no node_modules on the way up.
+esbuild="$REPO/node_modules/.bin/esbuild"
+[ -x "$esbuild" ] || die "$esbuild missing (run scripts/setup.sh)"
+bundle_start=$(now)
+cp "$REPO"/packages/js/test-bundle/* .
+# bundle NAME ENTRY FORMAT [esbuild options...]: bundles ENTRY into $tmp/NAME/app.{mjs,cjs}.
+bundle() {
+  local name="$1" entry="$2" format="$3" ext=mjs
+  shift 3
+  [ "$format" = cjs ] && ext=cjs
+  mkdir -p "$tmp/$name"
+  run "$esbuild" "$entry" --bundle --platform=node --format="$format" --log-level=warning \
+    --log-override:empty-import-meta=silent --outfile="$tmp/$name/app.$ext" "$@"
+}
+# run_bundle NAME: runs $tmp/NAME/app.* there, expecting "ok <version>".
+run_bundle() {
+  local out app
+  app="$(cd "$tmp/$1" && ls app.*)"
+  printf '+ (cd %s && node %s ./data)\n' "$tmp/$1" "$app"
+  out="$(cd "$tmp/$1" && node "$app" ./data)"
+  echo "$out ($(wc -c <"$tmp/$1/$app") bytes)"
+  [[ "$out" == "ok "* ]] || die "the bundle $1 printed: $out"
+}
+for format in esm cjs; do
+  ext=mjs
+  [ "$format" = cjs ] && ext=cjs
+  bundle "bundle-path-$format" "app-path.$ext" "$format"
+  run cp node_modules/shaledb/wasm/shaledb_wasm_bg.wasm "$tmp/bundle-path-$format/shaledb.wasm"
+  run_bundle "bundle-path-$format"
+  bundle "bundle-inline-$format" app-inline.mjs "$format"
+  run_bundle "bundle-inline-$format"
+done
+bundle bundle-version-only version-only.mjs esm --minify --tree-shaking=true
+run_bundle bundle-version-only
+! grep -q "engine-worker" "$tmp/bundle-version-only/app.mjs" ||
+  die "the version()-only bundle carries the Promise API's worker transport: tree shaking failed"
+echo "bundles built and run in $(($(now) - bundle_start))s"
 
 section "pack-smoke: TypeScript resolves the package's types (tsc --strict, module nodenext)"
 tsc="$REPO/node_modules/.bin/tsc"

@@ -10,6 +10,7 @@ import { PromiseDatabase } from "./api/database.js";
 import { settle } from "./api/settle.js";
 import { pathArgument } from "./arguments/checks.js";
 import { checkOpenOptions } from "./arguments/open-options.js";
+import { version as coreVersion } from "./engine/module-functions.js";
 import { openDatabaseSync } from "./engine/sync-database.js";
 import { nodeEnvironment } from "./node/environment.js";
 import { useNodeLoader } from "./node/load-wasm.js";
@@ -26,12 +27,19 @@ import type {
   ValueOf,
 } from "./types.js";
 
-export { version } from "./engine/module-functions.js";
 export { ShaleError, type ShaleErrorCode } from "./errors.js";
-export { init } from "./node/load-wasm.js";
+export { init, type WasmSource } from "./node/load-wasm.js";
 export type * from "./types.js";
 
-useNodeLoader();
+// Every function here registers the module's loader itself rather than this module doing it
+// when imported: the package says `"sideEffects": false`, so a bundler may leave out this
+// module's top-level code when only some of its functions are imported.
+
+/** The version of the ShaleDB core compiled into the WebAssembly module. */
+export function version(): string {
+  useNodeLoader();
+  return coreVersion();
+}
 
 /**
  * Opens (creating it unless `createIfMissing: false`) the database in directory `location`, with
@@ -44,6 +52,7 @@ export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncodi
   location: string,
   options?: OpenOptions<KE, VE>,
 ): SyncDatabase<KeyOf<KE>, ValueOf<VE>> {
+  useNodeLoader();
   return openDatabaseSync(nodeEnvironment, location, options) as unknown as SyncDatabase<
     KeyOf<KE>,
     ValueOf<VE>
@@ -60,6 +69,7 @@ export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding =
   location: string,
   options?: OpenOptions<KE, VE>,
 ): Promise<Database<KeyOf<KE>, ValueOf<VE>>> {
+  useNodeLoader();
   return settle(async () => {
     pathArgument(location, "the location");
     const checked = checkOpenOptions(options);
