@@ -142,23 +142,16 @@ run_bundle bundle-version-only
   die "the version()-only bundle carries the Promise API's worker transport: tree shaking failed"
 echo "bundles built and run in $(($(now) - bundle_start))s"
 
-section "pack-smoke: TypeScript resolves the package's types (tsc --strict, module nodenext)"
+section "pack-smoke: TypeScript projects type-check against the package (packages/js/test-types)"
+# A Node project under moduleResolution node16, nodenext and bundler, and a browser project
+# under bundler with the "browser" condition: tsc --strict, the typed-value checks and the
+# @ts-expect-error lines of packages/js/test-types.
 tsc="$REPO/node_modules/.bin/tsc"
-if [ -x "$tsc" ]; then
-  cat >types.mts <<'TS'
-import { open, openSync, ShaleError, type Database, type ShaleErrorCode } from "shaledb";
-const db: Database<string, string> = await open("./my-db");
-const value: string | undefined = await db.get("k");
-const code: ShaleErrorCode = new ShaleError("IO", "x").code;
-const sync = openSync("./other", { valueEncoding: "json" });
-sync.put("k", { n: 1 });
-console.log(value, code);
-TS
-  run "$tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 \
-    --lib es2023 --types node --typeRoots "$REPO/node_modules/@types" types.mts
-  echo "types.mts type-checks"
-else
-  echo "skipped: $tsc missing (run scripts/setup.sh)"
-fi
+[ -x "$tsc" ] || die "$tsc missing (run scripts/setup.sh)"
+cp -r "$REPO/packages/js/test-types" types
+for config in node16 nodenext bundler browser; do
+  run "$tsc" -p "types/tsconfig.$config.json" --typeRoots "$REPO/node_modules/@types"
+done
+echo "test-types type-check under node16, nodenext, bundler (Node) and bundler (browser)"
 
 section "pack-smoke: passed"

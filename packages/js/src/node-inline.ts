@@ -13,6 +13,7 @@
 import { init as initNode, open as openNode, openSync as openSyncNode, version as versionNode } from "./node.js";
 import { provideModule } from "./node/wasm-module.js";
 import type { WasmSource } from "./node/load-wasm.js";
+import type { KeyEncoding, OpenOptions, ValueEncoding } from "./types.js";
 import { wasmBytes } from "./wasm-inline.js";
 
 export { ShaleError, type ShaleErrorCode, type WasmSource } from "./node.js";
@@ -46,13 +47,13 @@ export function init(source?: WasmSource): Promise<void> {
 }
 
 /** `openSync` of `shaledb` (Node), on the inlined module. */
-export const openSync: typeof openSyncNode = (location, options) => {
+export const openSync = ((location: string, options?: OpenOptions<KeyEncoding, ValueEncoding>) => {
   useInlineModule();
   return openSyncNode(location, options);
-};
+}) as typeof openSyncNode;
 
 /** `open` of `shaledb` (Node), on the inlined module. */
-export const open: typeof openNode = (location, options) => {
+export const open = ((location: string, options?: OpenOptions<KeyEncoding, ValueEncoding>) => {
   useInlineModule();
   return openNode(location, options);
-};
+}) as typeof openNode;

@@ -19,6 +19,7 @@ import { openNodeServer } from "./node/node-server.js";
 import { WorkerTransport } from "./node/worker-transport.js";
 import type {
   Database,
+  JsonEncoded,
   KeyEncoding,
   KeyOf,
   OpenOptions,
@@ -51,12 +52,21 @@ export function version(): string {
 export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   location: string,
   options?: OpenOptions<KE, VE>,
-): SyncDatabase<KeyOf<KE>, ValueOf<VE>> {
+): SyncDatabase<KeyOf<KE>, ValueOf<VE>>;
+/**
+ * {@link openSync} with `"json"` values of type `V`, the caller's word (values read are not
+ * checked against it): `openSync<User>(location, { valueEncoding: "json" })`.
+ */
+export function openSync<V, KE extends KeyEncoding = "utf8">(
+  location: string,
+  options: JsonEncoded<OpenOptions<KE, "json">>,
+): SyncDatabase<KeyOf<KE>, V>;
+export function openSync(
+  location: string,
+  options?: OpenOptions<KeyEncoding, ValueEncoding>,
+): SyncDatabase<unknown, unknown> {
   useNodeLoader();
-  return openDatabaseSync(nodeEnvironment, location, options) as unknown as SyncDatabase<
-    KeyOf<KE>,
-    ValueOf<VE>
-  >;
+  return openDatabaseSync(nodeEnvironment, location, options) as unknown as SyncDatabase<unknown, unknown>;
 }
 
 /**
@@ -68,7 +78,19 @@ export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncodi
 export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   location: string,
   options?: OpenOptions<KE, VE>,
-): Promise<Database<KeyOf<KE>, ValueOf<VE>>> {
+): Promise<Database<KeyOf<KE>, ValueOf<VE>>>;
+/**
+ * {@link open} with `"json"` values of type `V`, the caller's word (values read are not checked
+ * against it): `open<User>(location, { valueEncoding: "json" })`.
+ */
+export function open<V, KE extends KeyEncoding = "utf8">(
+  location: string,
+  options: JsonEncoded<OpenOptions<KE, "json">>,
+): Promise<Database<KeyOf<KE>, V>>;
+export function open(
+  location: string,
+  options?: OpenOptions<KeyEncoding, ValueEncoding>,
+): Promise<Database<unknown, unknown>> {
   useNodeLoader();
   return settle(async () => {
     pathArgument(location, "the location");
@@ -77,9 +99,6 @@ export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding =
       checked.engineThread === "caller"
         ? new InThreadTransport(openNodeServer(resolve(location), options))
         : await WorkerTransport.open(resolve(location), options);
-    return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<
-      KeyOf<KE>,
-      ValueOf<VE>
-    >;
+    return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<unknown, unknown>;
   });
 }
