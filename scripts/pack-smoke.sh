@@ -45,6 +45,45 @@ for f in package/package.json package/dist/node.js package/dist/node.d.ts packag
   grep -qx "$f" <<<"$listing" || die "the tarball lacks $f"
 done
 
+# What npm shows and needs: the metadata, and every target of the `exports` map in the tarball.
+tar -xzf "$tmp/$tarball" -C "$tmp" package/package.json
+node - "$tmp/package/package.json" "$listing" <<'JS'
+const [manifestPath, listing] = process.argv.slice(2);
+const pkg = JSON.parse(require("node:fs").readFileSync(manifestPath, "utf8"));
+const files = new Set(listing.split("\n"));
+for (const field of ["name", "version", "description", "license", "keywords", "engines", "files", "exports", "types"]) {
+  if (pkg[field] === undefined) throw new Error(`package.json lacks "${field}"`);
+}
+if (pkg.scripts?.prepack === undefined) throw new Error("package.json has no prepack script");
+const targets = [];
+const walk = (value) =>
+  typeof value === "string" ? targets.push(value) : Object.values(value).forEach(walk);
+walk(pkg.exports);
+targets.push(pkg.types);
+for (const target of targets) {
+  if (!files.has(`package/${target.replace(/^\.\//, "")}`)) throw new Error(`the tarball lacks ${target}`);
+}
+console.log(`package.json: metadata complete; the ${targets.length} targets of exports/types are in the tarball`);
+JS
+rm -rf "$tmp/package"
+
+section "pack-smoke: the crate packs for crates.io (cargo package -p shaledb --offline)"
+crate_start=$(now)
+# Builds the packaged crate by itself (in target/package), as `cargo publish` would before
+# uploading; --offline: the registry's index is cached by the workspace's build.
+printf '+ cargo package -p shaledb --offline --allow-dirty --quiet\n'
+# (Its warnings that the integration tests are not in the package are left out: by design.)
+cargo package -p shaledb --offline --allow-dirty --quiet >"$tmp/cargo-package.log" 2>&1 ||
+  { cat "$tmp/cargo-package.log"; die "cargo package -p shaledb failed"; }
+grep -v "^warning: ignoring test" "$tmp/cargo-package.log" || true
+crate_listing="$(cargo package -p shaledb --offline --allow-dirty --list 2>/dev/null)"
+for f in Cargo.toml README.md src/lib.rs; do
+  grep -qx "$f" <<<"$crate_listing" || die "the crate lacks $f"
+done
+crate="target/package/shaledb-$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1).crate"
+[ -f "$crate" ] || die "cargo package wrote no $crate"
+echo "$crate: $(wc -c <"$crate") bytes, $(wc -l <<<"$crate_listing") files ($(($(now) - crate_start))s)"
+
 # The example, exactly as the README shows it.
 example="$(awk '
   /^## Node.js API/ { in_section = 1; next }
