@@ -154,7 +154,7 @@ bundle() {
   shift 3
   [ "$format" = cjs ] && ext=cjs
   mkdir -p "$tmp/$name"
-  run "$esbuild" "$entry" --bundle --platform=node --format="$format" --log-level=warning \
+  run "$esbuild" "$entry" --bundle --platform=node --target=node20 --format="$format" --log-level=warning \
     --log-override:empty-import-meta=silent --outfile="$tmp/$name/app.$ext" "$@"
 }
 # run_bundle NAME: runs $tmp/NAME/app.* there, expecting "ok <version>".
@@ -175,6 +175,9 @@ for format in esm cjs; do
   bundle "bundle-inline-$format" app-inline.mjs "$format"
   run_bundle "bundle-inline-$format"
 done
+# The module's bytes inside the bundle through esbuild's binary loader, given to init().
+bundle bundle-binary-loader app-binary.mjs esm --loader:.wasm=binary
+run_bundle bundle-binary-loader
 bundle bundle-version-only version-only.mjs esm --minify --tree-shaking=true
 run_bundle bundle-version-only
 ! grep -q "engine-worker" "$tmp/bundle-version-only/app.mjs" ||
