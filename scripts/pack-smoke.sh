@@ -142,7 +142,7 @@ run node sync.mjs
 section "pack-smoke: Node bundles made with esbuild run from a directory of their own"
 # The README's "Bundling for Node" recipes (packages/js/test-bundle/): the bundle beside a copy
 # of shaledb.wasm given to init(), and the `shaledb/inline` entry (one file), each as ES module
-# and CommonJS; then a bundle importing version() alone, tree-shaken. Each runs in an empty
+# and CommonJS (and two with Rolldown); then a bundle importing version() alone, tree-shaken. Each runs in an empty
 # directory of its own, with no node_modules on the way up.
 esbuild="$REPO/node_modules/.bin/esbuild"
 [ -x "$esbuild" ] || die "$esbuild missing (run scripts/setup.sh)"
@@ -178,6 +178,14 @@ done
 # The module's bytes inside the bundle through esbuild's binary loader, given to init().
 bundle bundle-binary-loader app-binary.mjs esm --loader:.wasm=binary
 run_bundle bundle-binary-loader
+# The same with Rolldown (Rollup's API; a devDependency already): one file, and the wasm beside.
+rolldown="$REPO/node_modules/.bin/rolldown"
+mkdir -p "$tmp/rolldown-inline-esm" "$tmp/rolldown-path-cjs"
+run "$rolldown" app-inline.mjs --platform node --format esm --logLevel warn --file "$tmp/rolldown-inline-esm/app.mjs"
+run_bundle rolldown-inline-esm
+run "$rolldown" app-path.cjs --platform node --format cjs --logLevel warn --file "$tmp/rolldown-path-cjs/app.cjs"
+run cp node_modules/shaledb/wasm/shaledb_wasm_bg.wasm "$tmp/rolldown-path-cjs/shaledb.wasm"
+run_bundle rolldown-path-cjs
 bundle bundle-version-only version-only.mjs esm --minify --tree-shaking=true
 run_bundle bundle-version-only
 ! grep -q "engine-worker" "$tmp/bundle-version-only/app.mjs" ||
