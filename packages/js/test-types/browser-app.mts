@@ -1,6 +1,6 @@
 // A browser project's use of the package's types (moduleResolution bundler, the "browser"
 // condition), checked by scripts/pack-smoke.sh with tsc.
-import { deleteDatabase, open, type BrowserDatabase } from "shaledb";
+import { deleteDatabase, open, openInWorker, type BrowserDatabase } from "shaledb";
 // @ts-expect-error browsers have no synchronous API
 import { openSync } from "shaledb";
 
@@ -17,5 +17,9 @@ const noteIsNote: Equal<typeof note, Note | undefined> = true;
 const archive: Blob = await db.export();
 // @ts-expect-error typed values need the json encoding
 await open<Note>("notes");
+// The synchronous API in an application's worker, typed the same way.
+const inWorker = await openInWorker<Note>("notes", { valueEncoding: "json" });
+const workerNote = inWorker.get("1");
+const workerNoteIsNote: Equal<typeof workerNote, Note | undefined> = true;
 await deleteDatabase("notes");
-console.log(noteIsNote, archive, openSync);
+console.log(noteIsNote, workerNoteIsNote, archive, openSync);
