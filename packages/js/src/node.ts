@@ -32,9 +32,11 @@ export { ShaleError, type ShaleErrorCode } from "./errors.js";
 export { init, type WasmSource } from "./node/load-wasm.js";
 export type * from "./types.js";
 
-// Every function here registers the module's loader itself rather than this module doing it
-// when imported: the package says `"sideEffects": false`, so a bundler may leave out this
-// module's top-level code when only some of its functions are imported.
+// Every function here registers the module's loader itself rather than relying on this module
+// doing it when imported: the package says `"sideEffects": false`, so a bundler may leave out
+// this module's top-level code when only some of its functions are imported. (It is registered
+// at import too, for what reaches the engine directly, as some tests do.)
+useNodeLoader();
 
 /** The version of the ShaleDB core compiled into the WebAssembly module. */
 export function version(): string {
