@@ -4,7 +4,9 @@
 # (the first ```js block of the "Node.js API" section) twice, the second run reopening the
 # database; then, on Linux, the example without its close() twice (the stale lock of the first
 # run is taken over). Then the synchronous API and the error type from the installed package,
-# and a TypeScript file importing it, type-checked as a user's editor would.
+# and a TypeScript file importing it, type-checked as a user's editor would. Then bundles of a small
+# app made with esbuild for Node (ES module and CommonJS; the wasm beside the bundle, or inlined;
+# version() alone, tree-shaken), each run from an empty directory.
 #
 #   bash scripts/pack-smoke.sh [--no-build]
 #
@@ -42,6 +44,45 @@ for f in package/package.json package/dist/node.js package/dist/node.d.ts packag
   package/wasm/shaledb_wasm.js package/wasm/shaledb_wasm_bg.wasm; do
   grep -qx "$f" <<<"$listing" || die "the tarball lacks $f"
 done
+
+# What npm shows and needs: the metadata, and every target of the `exports` map in the tarball.
+tar -xzf "$tmp/$tarball" -C "$tmp" package/package.json
+node - "$tmp/package/package.json" "$listing" <<'JS'
+const [manifestPath, listing] = process.argv.slice(2);
+const pkg = JSON.parse(require("node:fs").readFileSync(manifestPath, "utf8"));
+const files = new Set(listing.split("\n"));
+for (const field of ["name", "version", "description", "license", "keywords", "engines", "files", "exports", "types"]) {
+  if (pkg[field] === undefined) throw new Error(`package.json lacks "${field}"`);
+}
+if (pkg.scripts?.prepack === undefined) throw new Error("package.json has no prepack script");
+const targets = [];
+const walk = (value) =>
+  typeof value === "string" ? targets.push(value) : Object.values(value).forEach(walk);
+walk(pkg.exports);
+targets.push(pkg.types);
+for (const target of targets) {
+  if (!files.has(`package/${target.replace(/^\.\//, "")}`)) throw new Error(`the tarball lacks ${target}`);
+}
+console.log(`package.json: metadata complete; the ${targets.length} targets of exports/types are in the tarball`);
+JS
+rm -rf "$tmp/package"
+
+section "pack-smoke: the crate packs for crates.io (cargo package -p shaledb --offline)"
+crate_start=$(now)
+# Builds the packaged crate by itself (in target/package), as `cargo publish` would before
+# uploading; --offline: the registry's index is cached by the workspace's build.
+printf '+ cargo package -p shaledb --offline --allow-dirty --quiet\n'
+# (Its warnings that the integration tests are not in the package are left out: by design.)
+cargo package -p shaledb --offline --allow-dirty --quiet >"$tmp/cargo-package.log" 2>&1 ||
+  { cat "$tmp/cargo-package.log"; die "cargo package -p shaledb failed"; }
+grep -v "^warning: ignoring test" "$tmp/cargo-package.log" || true
+crate_listing="$(cargo package -p shaledb --offline --allow-dirty --list 2>/dev/null)"
+for f in Cargo.toml README.md src/lib.rs; do
+  grep -qx "$f" <<<"$crate_listing" || die "the crate lacks $f"
+done
+crate="target/package/shaledb-$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1).crate"
+[ -f "$crate" ] || die "cargo package wrote no $crate"
+echo "$crate: $(wc -c <"$crate") bytes, $(wc -l <<<"$crate_listing") files ($(($(now) - crate_start))s)"
 
 # The example, exactly as the README shows it.
 example="$(awk '
@@ -98,23 +139,69 @@ console.log("openSync: get k = v; a second open fails with LOCKED");
 JS
 run node sync.mjs
 
-section "pack-smoke: TypeScript resolves the package's types (tsc --strict, module nodenext)"
+section "pack-smoke: Node bundles made with esbuild run from a directory of their own"
+# The README's "Bundling for Node" recipes (packages/js/test-bundle/): the bundle beside a copy
+# of shaledb.wasm given to init(), and the `shaledb/inline` entry (one file), each as ES module
+# and CommonJS (and two with Rolldown); then a bundle importing version() alone, tree-shaken. Each runs in an empty
+# directory of its own, with no node_modules on the way up.
+esbuild="$REPO/node_modules/.bin/esbuild"
+[ -x "$esbuild" ] || die "$esbuild missing (run scripts/setup.sh)"
+bundle_start=$(now)
+cp "$REPO"/packages/js/test-bundle/* .
+# bundle NAME ENTRY FORMAT [esbuild options...]: bundles ENTRY into $tmp/NAME/app.{mjs,cjs}.
+bundle() {
+  local name="$1" entry="$2" format="$3" ext=mjs
+  shift 3
+  [ "$format" = cjs ] && ext=cjs
+  mkdir -p "$tmp/$name"
+  run "$esbuild" "$entry" --bundle --platform=node --target=node20 --format="$format" --log-level=warning \
+    --log-override:empty-import-meta=silent --outfile="$tmp/$name/app.$ext" "$@"
+}
+# run_bundle NAME: runs $tmp/NAME/app.* there, expecting "ok <version>".
+run_bundle() {
+  local out app
+  app="$(cd "$tmp/$1" && ls app.*)"
+  printf '+ (cd %s && node %s ./data)\n' "$tmp/$1" "$app"
+  out="$(cd "$tmp/$1" && node "$app" ./data)"
+  echo "$out ($(wc -c <"$tmp/$1/$app") bytes)"
+  [[ "$out" == "ok "* ]] || die "the bundle $1 printed: $out"
+}
+for format in esm cjs; do
+  ext=mjs
+  [ "$format" = cjs ] && ext=cjs
+  bundle "bundle-path-$format" "app-path.$ext" "$format"
+  run cp node_modules/shaledb/wasm/shaledb_wasm_bg.wasm "$tmp/bundle-path-$format/shaledb.wasm"
+  run_bundle "bundle-path-$format"
+  bundle "bundle-inline-$format" app-inline.mjs "$format"
+  run_bundle "bundle-inline-$format"
+done
+# The module's bytes inside the bundle through esbuild's binary loader, given to init().
+bundle bundle-binary-loader app-binary.mjs esm --loader:.wasm=binary
+run_bundle bundle-binary-loader
+# The same with Rolldown (Rollup's API; a devDependency already): one file, and the wasm beside.
+rolldown="$REPO/node_modules/.bin/rolldown"
+mkdir -p "$tmp/rolldown-inline-esm" "$tmp/rolldown-path-cjs"
+run "$rolldown" app-inline.mjs --platform node --format esm --logLevel warn --file "$tmp/rolldown-inline-esm/app.mjs"
+run_bundle rolldown-inline-esm
+run "$rolldown" app-path.cjs --platform node --format cjs --logLevel warn --file "$tmp/rolldown-path-cjs/app.cjs"
+run cp node_modules/shaledb/wasm/shaledb_wasm_bg.wasm "$tmp/rolldown-path-cjs/shaledb.wasm"
+run_bundle rolldown-path-cjs
+bundle bundle-version-only version-only.mjs esm --minify --tree-shaking=true
+run_bundle bundle-version-only
+! grep -q "engine-worker" "$tmp/bundle-version-only/app.mjs" ||
+  die "the version()-only bundle carries the Promise API's worker transport: tree shaking failed"
+echo "bundles built and run in $(($(now) - bundle_start))s"
+
+section "pack-smoke: TypeScript projects type-check against the package (packages/js/test-types)"
+# A Node project under moduleResolution node16, nodenext and bundler, and a browser project
+# under bundler with the "browser" condition: tsc --strict, the typed-value checks and the
+# @ts-expect-error lines of packages/js/test-types.
 tsc="$REPO/node_modules/.bin/tsc"
-if [ -x "$tsc" ]; then
-  cat >types.mts <<'TS'
-import { open, openSync, ShaleError, type Database, type ShaleErrorCode } from "shaledb";
-const db: Database<string, string> = await open("./my-db");
-const value: string | undefined = await db.get("k");
-const code: ShaleErrorCode = new ShaleError("IO", "x").code;
-const sync = openSync("./other", { valueEncoding: "json" });
-sync.put("k", { n: 1 });
-console.log(value, code);
-TS
-  run "$tsc" --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 \
-    --lib es2023 --types node --typeRoots "$REPO/node_modules/@types" types.mts
-  echo "types.mts type-checks"
-else
-  echo "skipped: $tsc missing (run scripts/setup.sh)"
-fi
+[ -x "$tsc" ] || die "$tsc missing (run scripts/setup.sh)"
+cp -r "$REPO/packages/js/test-types" types
+for config in node16 nodenext bundler browser; do
+  run "$tsc" -p "types/tsconfig.$config.json" --typeRoots "$REPO/node_modules/@types"
+done
+echo "test-types type-check under node16, nodenext, bundler (Node) and bundler (browser)"
 
 section "pack-smoke: passed"

@@ -18,7 +18,7 @@ import { lockNames, type ImportRequest } from "./browser/messages.js";
 import { BrowserDatabaseImpl, type BrowserDatabase } from "./browser/page/browser-database.js";
 import { firstMessage, spawnWorker } from "./browser/page/spawn-worker.js";
 import { fromWire } from "./transport/wire-error.js";
-import type { KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "./types.js";
+import type { JsonEncoded, KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "./types.js";
 
 export { version } from "./engine/module-functions.js";
 export { ShaleError, type ShaleErrorCode } from "./errors.js";
@@ -42,14 +42,26 @@ export type { WorkerDatabase } from "./browser/own-worker/worker-database.js";
 export async function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   name: string,
   options?: BrowserOpenOptions<KE, VE>,
-): Promise<BrowserDatabase<KeyOf<KE>, ValueOf<VE>>> {
+): Promise<BrowserDatabase<KeyOf<KE>, ValueOf<VE>>>;
+/**
+ * {@link open} with `"json"` values of type `V`, the caller's word (values read are not checked
+ * against it): `open<User>(name, { valueEncoding: "json" })`.
+ */
+export async function open<V, KE extends KeyEncoding = "utf8">(
+  name: string,
+  options: JsonEncoded<BrowserOpenOptions<KE, "json">>,
+): Promise<BrowserDatabase<KeyOf<KE>, V>>;
+export async function open(
+  name: string,
+  options?: BrowserOpenOptions<KeyEncoding, ValueEncoding>,
+): Promise<BrowserDatabase<unknown, unknown>> {
   checkDatabaseName(name);
   const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
   const connection = await Connection.open({ type: "open", name, exclusive, options: engine });
   requestPersistence(connection.created, persist);
   return new BrowserDatabaseImpl(connection, checked.keys, checked.values) as unknown as BrowserDatabase<
-    KeyOf<KE>,
-    ValueOf<VE>
+    unknown,
+    unknown
   >;
 }
 

@@ -10,6 +10,7 @@ import { PromiseDatabase } from "./api/database.js";
 import { settle } from "./api/settle.js";
 import { pathArgument } from "./arguments/checks.js";
 import { checkOpenOptions } from "./arguments/open-options.js";
+import { version as coreVersion } from "./engine/module-functions.js";
 import { openDatabaseSync } from "./engine/sync-database.js";
 import { nodeEnvironment } from "./node/environment.js";
 import { useNodeLoader } from "./node/load-wasm.js";
@@ -18,6 +19,7 @@ import { openNodeServer } from "./node/node-server.js";
 import { WorkerTransport } from "./node/worker-transport.js";
 import type {
   Database,
+  JsonEncoded,
   KeyEncoding,
   KeyOf,
   OpenOptions,
@@ -26,12 +28,21 @@ import type {
   ValueOf,
 } from "./types.js";
 
-export { version } from "./engine/module-functions.js";
 export { ShaleError, type ShaleErrorCode } from "./errors.js";
-export { init } from "./node/load-wasm.js";
+export { init, type WasmSource } from "./node/load-wasm.js";
 export type * from "./types.js";
 
+// Every function here registers the module's loader itself rather than relying on this module
+// doing it when imported: the package says `"sideEffects": false`, so a bundler may leave out
+// this module's top-level code when only some of its functions are imported. (It is registered
+// at import too, for what reaches the engine directly, as some tests do.)
 useNodeLoader();
+
+/** The version of the ShaleDB core compiled into the WebAssembly module. */
+export function version(): string {
+  useNodeLoader();
+  return coreVersion();
+}
 
 /**
  * Opens (creating it unless `createIfMissing: false`) the database in directory `location`, with
@@ -43,11 +54,21 @@ useNodeLoader();
 export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   location: string,
   options?: OpenOptions<KE, VE>,
-): SyncDatabase<KeyOf<KE>, ValueOf<VE>> {
-  return openDatabaseSync(nodeEnvironment, location, options) as unknown as SyncDatabase<
-    KeyOf<KE>,
-    ValueOf<VE>
-  >;
+): SyncDatabase<KeyOf<KE>, ValueOf<VE>>;
+/**
+ * {@link openSync} with `"json"` values of type `V`, the caller's word (values read are not
+ * checked against it): `openSync<User>(location, { valueEncoding: "json" })`.
+ */
+export function openSync<V, KE extends KeyEncoding = "utf8">(
+  location: string,
+  options: JsonEncoded<OpenOptions<KE, "json">>,
+): SyncDatabase<KeyOf<KE>, V>;
+export function openSync(
+  location: string,
+  options?: OpenOptions<KeyEncoding, ValueEncoding>,
+): SyncDatabase<unknown, unknown> {
+  useNodeLoader();
+  return openDatabaseSync(nodeEnvironment, location, options) as unknown as SyncDatabase<unknown, unknown>;
 }
 
 /**
@@ -59,7 +80,20 @@ export function openSync<KE extends KeyEncoding = "utf8", VE extends ValueEncodi
 export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   location: string,
   options?: OpenOptions<KE, VE>,
-): Promise<Database<KeyOf<KE>, ValueOf<VE>>> {
+): Promise<Database<KeyOf<KE>, ValueOf<VE>>>;
+/**
+ * {@link open} with `"json"` values of type `V`, the caller's word (values read are not checked
+ * against it): `open<User>(location, { valueEncoding: "json" })`.
+ */
+export function open<V, KE extends KeyEncoding = "utf8">(
+  location: string,
+  options: JsonEncoded<OpenOptions<KE, "json">>,
+): Promise<Database<KeyOf<KE>, V>>;
+export function open(
+  location: string,
+  options?: OpenOptions<KeyEncoding, ValueEncoding>,
+): Promise<Database<unknown, unknown>> {
+  useNodeLoader();
   return settle(async () => {
     pathArgument(location, "the location");
     const checked = checkOpenOptions(options);
@@ -67,9 +101,6 @@ export function open<KE extends KeyEncoding = "utf8", VE extends ValueEncoding =
       checked.engineThread === "caller"
         ? new InThreadTransport(openNodeServer(resolve(location), options))
         : await WorkerTransport.open(resolve(location), options);
-    return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<
-      KeyOf<KE>,
-      ValueOf<VE>
-    >;
+    return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<unknown, unknown>;
   });
 }

@@ -10,6 +10,7 @@ import type {
   EncodingOptions,
   IteratorOptions,
   KeyEncoding,
+  JsonEncoded,
   KeyOf,
   KeyspaceRef,
   GroupOptions,
@@ -133,6 +134,11 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
     name: string,
     options?: EncodingOptions<KE, VE>,
   ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>>;
+  /** Keyspace `name` with `"json"` values of type `V`: `db.keyspace<Order>("orders", { valueEncoding: "json" })`. */
+  keyspace<V, KE extends KeyEncoding = "utf8">(
+    name: string,
+    options: JsonEncoded<EncodingOptions<KE, "json">>,
+  ): Promise<Keyspace<KeyOf<KE>, V>>;
   batch(): Batch<K, V>;
   /** Applies `operations` atomically; resolves with the ids of its queue pushes, in order. */
   batch(operations: readonly BatchOperation<K, V>[], options?: BatchOptions): Promise<number[]>;

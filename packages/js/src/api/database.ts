@@ -31,6 +31,7 @@ import type {
   Database,
   EncodingOptions,
   KeyEncoding,
+  JsonEncoded,
   KeyOf,
   Keyspace,
   Queue,
@@ -73,14 +74,16 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   keyspace<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
     name: string,
     options?: EncodingOptions<KE, VE>,
-  ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>> {
+  ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>>;
+  keyspace<V, KE extends KeyEncoding = "utf8">(
+    name: string,
+    options: JsonEncoded<EncodingOptions<KE, "json">>,
+  ): Promise<Keyspace<KeyOf<KE>, V>>;
+  keyspace(name: string, options?: EncodingOptions<KeyEncoding, ValueEncoding>): Promise<Keyspace<unknown, unknown>> {
     return settle(async () => {
       const { keys, values } = keyspaceCodecs(name, options);
       const id = await this.transport.openKeyspace(name);
-      return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<
-        KeyOf<KE>,
-        ValueOf<VE>
-      >;
+      return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<unknown, unknown>;
     });
   }
 

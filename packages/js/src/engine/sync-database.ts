@@ -33,6 +33,7 @@ import type {
   BatchOperation,
   EncodingOptions,
   KeyEncoding,
+  JsonEncoded,
   KeyOf,
   OpenOptions,
   QueueOptions,
@@ -138,13 +139,15 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   keyspace<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
     name: string,
     options?: EncodingOptions<KE, VE>,
-  ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>> {
+  ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>>;
+  keyspace<V, KE extends KeyEncoding = "utf8">(
+    name: string,
+    options: JsonEncoded<EncodingOptions<KE, "json">>,
+  ): SyncKeyspace<KeyOf<KE>, V>;
+  keyspace(name: string, options?: EncodingOptions<KeyEncoding, ValueEncoding>): SyncKeyspace<unknown, unknown> {
     const { keys, values } = keyspaceCodecs(name, options);
     const index = this.db.write(() => wasm.dbKeyspace(this.db.id, name, false));
-    return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<
-      KeyOf<KE>,
-      ValueOf<VE>
-    >;
+    return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<unknown, unknown>;
   }
 
   batch(): SyncBatch<unknown, unknown>;

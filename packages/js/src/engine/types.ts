@@ -58,6 +58,13 @@ export interface EncodingOptions<KE extends KeyEncoding, VE extends ValueEncodin
   valueEncoding?: VE;
 }
 
+/**
+ * Options with the `"json"` value encoding named, for values of a type the caller gives:
+ * `openSync<User>(location, { valueEncoding: "json" })`, `keyspace<Order>(name, { valueEncoding:
+ * "json" })`. The type is the caller's word: values are not checked against it when read.
+ */
+export type JsonEncoded<O> = O & { valueEncoding: "json" };
+
 /** Options of `open` / `openSync`. Sizes are in bytes. */
 export interface OpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
   extends EncodingOptions<KE, VE> {
@@ -295,6 +302,11 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
     name: string,
     options?: EncodingOptions<KE, VE>,
   ): SyncKeyspace<KeyOf<KE>, ValueOf<VE>>;
+  /** Keyspace `name` with `"json"` values of type `V`: `db.keyspace<Order>("orders", { valueEncoding: "json" })`. */
+  keyspace<V, KE extends KeyEncoding = "utf8">(
+    name: string,
+    options: JsonEncoded<EncodingOptions<KE, "json">>,
+  ): SyncKeyspace<KeyOf<KE>, V>;
   /** A chained batch. */
   batch(): SyncBatch<K, V>;
   /**

@@ -16,6 +16,7 @@ import { ownBuffers, transferables } from "../transport/transferables.js";
 import { toWire } from "../transport/wire-error.js";
 import { nodeEnvironment } from "./environment.js";
 import { useNodeLoader } from "./load-wasm.js";
+import { provideModule } from "./wasm-module.js";
 import { relayLocks } from "./lock-relay.js";
 import { openNodeServer } from "./node-server.js";
 import type { EngineWorkerData, FromEngineWorker, ToEngineWorker } from "./worker-messages.js";
@@ -26,7 +27,10 @@ const port = parentPort;
 if (port === null) {
   throw new Error("shaledb: engine-worker.js runs as a worker thread only");
 }
-const { lockAnswers } = workerData as EngineWorkerData;
+const { lockAnswers, wasmModule } = workerData as EngineWorkerData;
+if (wasmModule !== undefined) {
+  provideModule(wasmModule);
+}
 const client = new ClientResources("node", false);
 let server: DatabaseServer | undefined;
 

@@ -13,6 +13,8 @@ import type { LockCall } from "./lock-relay.js";
 export interface EngineWorkerData {
   /** Where the main thread answers relayed lock calls (`lock-relay.ts`). */
   lockAnswers: SharedArrayBuffer;
+  /** The WebAssembly module the owner compiled (given to `init()`, or loaded), if any. */
+  wasmModule?: WebAssembly.Module;
 }
 
 export type ToEngineWorker =

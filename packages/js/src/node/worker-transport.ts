@@ -18,8 +18,22 @@ import { OneServerTransport } from "../transport/one-server-transport.js";
 import type { KeyspaceDeclaration, RequestMessage } from "../transport/requests.js";
 import { fromWire } from "../transport/wire-error.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
+import { compiledModule } from "./wasm-module.js";
 import { LOCK_ANSWER_BYTES, LockHolder } from "./lock-relay.js";
 import type { EngineWorkerData, FromEngineWorker, ToEngineWorker } from "./worker-messages.js";
+
+/** Said when the engine worker does not start: its file is not beside the package's. */
+const BUNDLE_HINT =
+  " (in a bundle, engine-worker.js is not beside it: open with `engineThread: \"caller\"`, or use `openSync`)";
+
+/** The engine worker's module, beside this one; `IO` where there is no such URL (CommonJS bundles). */
+function engineWorkerUrl(): URL {
+  try {
+    return new URL("./engine-worker.js", import.meta.url);
+  } catch (error) {
+    throw new ShaleError("IO", `shaledb: the engine worker cannot be found: ${String(error)}${BUNDLE_HINT}`);
+  }
+}
 
 export class WorkerTransport extends OneServerTransport {
   readonly location: string;
@@ -56,8 +70,9 @@ export class WorkerTransport extends OneServerTransport {
     options: OpenOptions<KeyEncoding, ValueEncoding> | undefined,
   ): Promise<WorkerTransport> {
     const lockAnswers = new SharedArrayBuffer(LOCK_ANSWER_BYTES);
-    const worker = new Worker(new URL("./engine-worker.js", import.meta.url), {
-      workerData: { lockAnswers } satisfies EngineWorkerData,
+    const wasmModule = compiledModule();
+    const worker = new Worker(engineWorkerUrl(), {
+      workerData: { lockAnswers, ...(wasmModule === undefined ? {} : { wasmModule }) } satisfies EngineWorkerData,
     });
     const locks = new LockHolder(location, lockAnswers);
     return new Promise((resolve, reject) => {
@@ -85,7 +100,7 @@ export class WorkerTransport extends OneServerTransport {
       const failed = (error: Error): void => {
         settle(() => {
           locks.release();
-          reject(new ShaleError("IO", `shaledb: the engine worker failed to start: ${error.message}`));
+          reject(new ShaleError("IO", `shaledb: the engine worker failed to start: ${error.message}${BUNDLE_HINT}`));
         });
       };
       worker.on("message", first);

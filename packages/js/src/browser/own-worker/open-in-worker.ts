@@ -8,7 +8,7 @@
  */
 import { ShaleError } from "../../errors.js";
 import { loadWasm } from "../../engine/load-async.js";
-import type { KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "../../engine/types.js";
+import type { JsonEncoded, KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "../../engine/types.js";
 import { acquireLock } from "../locks.js";
 import { lockNames, type OpenRequest } from "../messages.js";
 import { checkBrowserOpen, requestPersistence, type BrowserOpenOptions } from "../open-options.js";
@@ -39,7 +39,16 @@ const WASM_URL = new URL("../../../wasm/shaledb_wasm_bg.wasm", import.meta.url);
 export async function openInWorker<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">(
   name: string,
   options?: BrowserOpenOptions<KE, VE>,
-): Promise<WorkerDatabase<KeyOf<KE>, ValueOf<VE>>> {
+): Promise<WorkerDatabase<KeyOf<KE>, ValueOf<VE>>>;
+/** {@link openInWorker} with `"json"` values of type `V` (the caller's word, not checked). */
+export async function openInWorker<V, KE extends KeyEncoding = "utf8">(
+  name: string,
+  options: JsonEncoded<BrowserOpenOptions<KE, "json">>,
+): Promise<WorkerDatabase<KeyOf<KE>, V>>;
+export async function openInWorker(
+  name: string,
+  options?: BrowserOpenOptions<KeyEncoding, ValueEncoding>,
+): Promise<WorkerDatabase<unknown, unknown>> {
   checkDatabaseName(name);
   const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
   requireDedicatedWorker();
@@ -64,7 +73,7 @@ export async function openInWorker<KE extends KeyEncoding = "utf8", VE extends V
   const db = new WorkerDatabaseImpl(owner, checked.keys, checked.values);
   // A first burst of writes finds its files ready. Failing to grow (quota) is for writes to report.
   await db.ready().catch(() => undefined);
-  return db as unknown as WorkerDatabase<KeyOf<KE>, ValueOf<VE>>;
+  return db as unknown as WorkerDatabase<unknown, unknown>;
 }
 
 /** Throws `INVALID_ARGUMENT` outside a dedicated worker (the only place with sync access handles). */
