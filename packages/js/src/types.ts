@@ -170,6 +170,8 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   changes(options?: ChangesFollowOptions): AsyncIterableIterator<Change>;
   /** See {@link SyncDatabase.sequence}. */
   sequence(): Promise<number>;
+  /** See {@link SyncDatabase.catchUp} (a `readOnly` open of Node.js). */
+  catchUp(): Promise<void>;
   /** See {@link SyncDatabase.ackChanges}. */
   ackChanges(cursor: string, seq: number): Promise<void>;
   /** See {@link SyncDatabase.changeCursor}. */

@@ -232,6 +232,10 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
     return changeFeed(this.transport, this.#waits, options);
   }
 
+  catchUp(): Promise<void> {
+    return this.transport.request("catchUp", []);
+  }
+
   sequence(): Promise<number> {
     return this.transport.request("sequence", []);
   }

@@ -83,7 +83,8 @@ export function openDatabaseSync(
   const resolved = env.resolve(location);
   let storage: StorageHost;
   try {
-    storage = env.storage(resolved, o.createIfMissing);
+    // A read-only open writes nothing, not even the directory.
+    storage = env.storage(resolved, o.createIfMissing && !o.readOnly);
   } catch (error) {
     throw storageError(resolved, error);
   }
@@ -99,6 +100,7 @@ export function openDatabaseSync(
         o.compression,
         o.bloomBitsPerKey,
         o.follower,
+        o.readOnly,
         o.changes.retain,
         o.changes.retainMs,
         o.changes.retainBytes,
@@ -108,14 +110,21 @@ export function openDatabaseSync(
     storage.releaseAll();
     throw error;
   }
-  const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance);
+  // A read-only database maintains nothing: its files are the writer's.
+  const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance && !o.readOnly);
   // Work left by an earlier process (immutable memtables recovered, a deep L0) starts now.
   handle.afterWrite();
-  return new SyncDatabaseImpl(handle, env, o.keys, o.values);
+  const db = new SyncDatabaseImpl(handle, env, o.keys, o.values);
+  if (o.catchUpIntervalMs > 0) {
+    db.catchUpEvery(o.catchUpIntervalMs);
+  }
+  return db;
 }
 
 export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown, unknown> {
   readonly #env: Environment;
+  /** The `catchUpIntervalMs` timer, cleared by `close()`. */
+  #catchUpTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     handle: DatabaseHandle,
@@ -309,7 +318,38 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     };
   }
 
+  catchUp(): void {
+    this.db.call(() => wasm.dbCatchUp(this.db.id));
+    // Feeds that follow the database see what was caught up.
+    this.db.afterWrite();
+  }
+
+  /**
+   * Catches up every `ms` milliseconds until closed (`catchUpIntervalMs`). A failed catch-up
+   * is tried again at the next tick (the next `catchUp()` call reports it); the timer does not
+   * keep the process alive.
+   */
+  catchUpEvery(ms: number): void {
+    const timer = setInterval(() => {
+      if (this.db.closed) {
+        clearInterval(timer);
+        return;
+      }
+      try {
+        this.catchUp();
+      } catch {
+        // Reported by the next catchUp() the caller makes; tried again at the next tick.
+      }
+    }, ms);
+    (timer as { unref?: () => void }).unref?.();
+    this.#catchUpTimer = timer;
+  }
+
   close(): void {
+    if (this.#catchUpTimer !== undefined) {
+      clearInterval(this.#catchUpTimer);
+      this.#catchUpTimer = undefined;
+    }
     this.db.close();
   }
 
