@@ -1150,6 +1150,8 @@ const syncDatabaseCases: Cases<SyncWorld> = {
     w.db.close();
     expectCode(() => w.db.sequence(), "CLOSED");
   },
+  // Not opened readOnly.
+  catchUp: (w) => expectCode(() => w.db.catchUp(), INVALID),
   ackChanges: (w) => expectCode(() => w.db.ackChanges("cursor", 1.5), INVALID),
   changeCursor: (w) => expectCode(() => w.db.changeCursor(bad<string>(null)), INVALID),
   removeChangeCursor: (w) => expectCode(() => w.db.removeChangeCursor(""), INVALID),
@@ -1387,6 +1389,10 @@ const asyncDatabaseCases: Cases<AsyncWorld> = {
   sequence: async (w) => {
     await w.db.close();
     await expectRejects(w.db.sequence(), "CLOSED");
+  },
+  // Not opened readOnly.
+  catchUp: async (w) => {
+    await expectRejects(w.db.catchUp(), INVALID);
   },
   ackChanges: async (w) => {
     await expectRejects(w.db.ackChanges("cursor", -1), INVALID);

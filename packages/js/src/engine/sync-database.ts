@@ -114,11 +114,7 @@ export function openDatabaseSync(
   const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance && !o.readOnly);
   // Work left by an earlier process (immutable memtables recovered, a deep L0) starts now.
   handle.afterWrite();
-  const db = new SyncDatabaseImpl(handle, env, o.keys, o.values);
-  if (o.catchUpIntervalMs > 0) {
-    db.catchUpEvery(o.catchUpIntervalMs);
-  }
-  return db;
+  return new SyncDatabaseImpl(handle, env, o.keys, o.values, o.catchUpIntervalMs);
 }
 
 export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown, unknown> {
@@ -131,9 +127,13 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     env: Environment,
     keys: Codec<unknown>,
     values: Codec<unknown>,
+    catchUpIntervalMs = 0,
   ) {
     super(handle, 0, "default", keys, values);
     this.#env = env;
+    if (catchUpIntervalMs > 0) {
+      this.#catchUpEvery(catchUpIntervalMs);
+    }
   }
 
   get location(): string {
@@ -329,7 +329,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
    * is tried again at the next tick (the next `catchUp()` call reports it); the timer does not
    * keep the process alive.
    */
-  catchUpEvery(ms: number): void {
+  #catchUpEvery(ms: number): void {
     const timer = setInterval(() => {
       if (this.db.closed) {
         clearInterval(timer);

@@ -212,15 +212,16 @@ export class NodeLockPrimitives implements LockPrimitives {
 let threadIdMemo: number | null | undefined;
 
 function ownThreadId(): number | undefined {
+  if (process.platform !== "linux") {
+    return undefined;
+  }
   if (threadIdMemo === undefined) {
     threadIdMemo = null;
-    if (process.platform === "linux") {
-      try {
-        const tid = Number(/\/task\/(\d+)$/u.exec(readlinkSync("/proc/thread-self"))?.[1]);
-        threadIdMemo = Number.isSafeInteger(tid) && tid > 0 ? tid : null;
-      } catch {
-        // No /proc here: locks stay the process's.
-      }
+    try {
+      const tid = Number(/\/task\/(\d+)$/u.exec(readlinkSync("/proc/thread-self"))?.[1]);
+      threadIdMemo = Number.isSafeInteger(tid) && tid > 0 ? tid : null;
+    } catch {
+      // No /proc here: locks stay the process's.
     }
   }
   return threadIdMemo ?? undefined;
