@@ -29,6 +29,7 @@ import type {
 export { version } from "./engine/module-functions.js";
 export { ShaleError, type ShaleErrorCode } from "./errors.js";
 export { init } from "./node/load-wasm.js";
+export { importDirectory as importDatabase } from "./node/node-archive.js";
 export type * from "./types.js";
 
 useNodeLoader();

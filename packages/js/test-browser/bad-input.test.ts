@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSync } from "shaledb";
 
 import { SLOT_HEADER_SIZE, decodeSlotHeader } from "../src/browser/opfs/slot-header.js";
-import { TarWriter } from "../src/browser/worker/tar/writer.js";
+import { TarWriter } from "../src/archive/tar/writer.js";
 import { tempDir } from "../test/fixtures/processes.js";
 import { Session } from "./fixtures/session.js";
 

@@ -1394,6 +1394,10 @@ const asyncDatabaseCases: Cases<AsyncWorld> = {
   catchUp: async (w) => {
     await expectRejects(w.db.catchUp(), INVALID);
   },
+  export: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.export(), "CLOSED");
+  },
   ackChanges: async (w) => {
     await expectRejects(w.db.ackChanges("cursor", -1), INVALID);
   },
