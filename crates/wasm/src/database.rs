@@ -106,7 +106,8 @@ fn size_option(name: &str, value: f64, min: u64, max: u64) -> JsResult<usize> {
 }
 
 /// Opens the database stored through `host`. Sizes of 0 keep the defaults. `follower`: see
-/// [`Options::follower`]. `retain_changes`: keep changes ([`Options::change_retention`]) for
+/// [`Options::follower`]; `read_only`: see [`Options::read_only`] (no lock, nothing written,
+/// [`db_catch_up`] reads the writer's progress). `retain_changes`: keep changes ([`Options::change_retention`]) for
 /// `retain_ms` and `retain_bytes` (below 0: no such limit).
 #[wasm_bindgen(js_name = dbOpen)]
 #[allow(
@@ -122,6 +123,7 @@ pub fn db_open(
     compression: bool,
     bloom_bits_per_key: u32,
     follower: bool,
+    read_only: bool,
     retain_changes: bool,
     retain_ms: f64,
     retain_bytes: f64,
@@ -136,6 +138,7 @@ pub fn db_open(
     options.compression = compression;
     options.bloom_bits_per_key = bloom_bits_per_key;
     options.follower = follower;
+    options.read_only = read_only;
     if retain_changes {
         let mut retention = ChangeRetention::cursors_only();
         retention.age_ms = (retain_ms >= 0.0).then_some(retain_ms as u64);
@@ -156,6 +159,13 @@ pub fn db_open(
             debt: Cell::new(0),
         })
     }))
+}
+
+/// On a database opened read-only: reads what its writer did since the open or the last
+/// catch-up ([`Db::catch_up`]). `InvalidArgument` on a database not opened read-only.
+#[wasm_bindgen(js_name = dbCatchUp)]
+pub fn db_catch_up(db: u32) -> JsResult<()> {
+    js_result(with_db(db, |entry| entry.db.catch_up()))
 }
 
 /// Closes database `db` (its iterators, snapshots and transactions must be closed first).

@@ -81,6 +81,11 @@ extern "C" {
     fn process_stat(this: &LockPrimitivesHost, pid: Option<u32>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn path(this: &LockPrimitivesHost, name: &str) -> Result<String, JsValue>;
+    /// The calling thread's id, or `undefined` (locks are the process's).
+    #[wasm_bindgen(method, catch, js_name = threadId)]
+    fn thread_id(this: &LockPrimitivesHost) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = threadAlive)]
+    fn thread_alive(this: &LockPrimitivesHost, pid: u32, thread: f64) -> Result<bool, JsValue>;
 }
 
 /// The storage of one database directory, backed by a `StorageHost`.
@@ -300,6 +305,19 @@ impl LockPrimitives for JsStorage {
     fn random_u64(&self) -> u64 {
         let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64 & 0xffff_ffff;
         (half() << 32) | half()
+    }
+
+    /// The host's `threadId()`, if it has one and answers a number.
+    fn thread_id(&self) -> Option<u64> {
+        let value = self.primitives.as_ref()?.thread_id().ok()?.as_f64()?;
+        (value.fract() == 0.0 && value >= 0.0).then_some(value as u64)
+    }
+
+    /// The host's `threadAlive(pid, thread)`; alive if it cannot tell.
+    fn thread_alive(&self, pid: u32, thread: u64) -> bool {
+        self.primitives
+            .as_ref()
+            .is_none_or(|p| p.thread_alive(pid, thread as f64).unwrap_or(true))
     }
 
     fn display_name(&self, name: &str) -> String {

@@ -31,10 +31,16 @@
  * - `CHANGE_GAP`: `applyChanges` was given a change that does not continue what the follower
  *   holds (or does not start at `expectedSeq`); nothing was written. `details.expected` is the
  *   sequence number the next change must start at, `details.got` the one it starts at.
- * - `READ_ONLY`: a write to a database opened with `follower: true`; only `applyChanges` writes.
+ * - `READ_ONLY`: a write to a database opened with `follower: true` (only `applyChanges`
+ *   writes) or `readOnly: true` (nothing writes).
  * - `BUSY` (JavaScript only): the write cannot run without waiting, and the synchronous API
  *   cannot wait: in a browser worker (`openInWorker`), the OPFS files a write may create must be
  *   made first, which takes an `await`. Nothing was written; `await db.ready()` and retry.
+ * - `DECODE` (JavaScript only): a stored value does not decode with the keyspace's
+ *   `valueEncoding` (a `"json"` read of bytes that are not JSON: written with another encoding,
+ *   or by another program).
+ * - `ENCODING_MISMATCH` (JavaScript only): a keyspace was opened with other encodings than
+ *   those recorded for it in the database; open it with those, or move its data explicitly.
  */
 export type ShaleErrorCode =
   | "IO"
@@ -59,7 +65,9 @@ export type ShaleErrorCode =
   | "CHANGES_TRUNCATED"
   | "CHANGE_GAP"
   | "READ_ONLY"
-  | "BUSY";
+  | "BUSY"
+  | "DECODE"
+  | "ENCODING_MISMATCH";
 
 /** Every error thrown by `shaledb`. Test `code`, not the message: codes are stable. */
 export class ShaleError extends Error {

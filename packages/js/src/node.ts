@@ -14,6 +14,7 @@ import { version as coreVersion } from "./engine/module-functions.js";
 import { openDatabaseSync } from "./engine/sync-database.js";
 import { nodeEnvironment } from "./node/environment.js";
 import { useNodeLoader } from "./node/load-wasm.js";
+import { importDirectory } from "./node/node-archive.js";
 import { InThreadTransport } from "./node/in-thread-transport.js";
 import { openNodeServer } from "./node/node-server.js";
 import { WorkerTransport } from "./node/worker-transport.js";
@@ -37,6 +38,21 @@ export type * from "./types.js";
 // this module's top-level code when only some of its functions are imported. (It is registered
 // at import too, for what reaches the engine directly, as some tests do.)
 useNodeLoader();
+
+/**
+ * Writes the database archive `archive` (what `export()` gives, in Node or a browser) as the
+ * database in directory `location`: verified, then moved into place. Errors: `LOCKED` if a
+ * database there is open, `ALREADY_EXISTS` unless `overwrite`, `INVALID_ARGUMENT` for a bad
+ * archive or option.
+ */
+export async function importDatabase(
+  location: string,
+  archive: Blob | ArrayBuffer | Uint8Array,
+  options?: { overwrite?: boolean },
+): Promise<void> {
+  useNodeLoader();
+  return importDirectory(location, archive, options);
+}
 
 /** The version of the ShaleDB core compiled into the WebAssembly module. */
 export function version(): string {

@@ -186,6 +186,13 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   changes(options?: ChangesFollowOptions): AsyncIterableIterator<Change>;
   /** See {@link SyncDatabase.sequence}. */
   sequence(): Promise<number>;
+  /** See {@link SyncDatabase.catchUp} (a `readOnly` open of Node.js). */
+  catchUp(): Promise<void>;
+  /**
+   * A plain tar archive of the database directory in one consistent state (docs/FORMAT.md,
+   * "Export archive"), the same in browsers and Node.js: `importDatabase` of either reads it.
+   */
+  export(): Promise<Blob>;
   /** See {@link SyncDatabase.ackChanges}. */
   ackChanges(cursor: string, seq: number): Promise<void>;
   /** See {@link SyncDatabase.changeCursor}. */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSync } from "shaledb";
 
 import { SLOT_HEADER_SIZE, decodeSlotHeader } from "../src/browser/opfs/slot-header.js";
-import { TarWriter } from "../src/browser/worker/tar/writer.js";
+import { TarWriter } from "../src/archive/tar/writer.js";
 import { tempDir } from "../test/fixtures/processes.js";
 import { Session } from "./fixtures/session.js";
 
@@ -87,6 +87,10 @@ describe("wrong arguments are INVALID_ARGUMENT", () => {
         badOption: await code(() => shaledb.open("x", { memtableSize: "big" as unknown as number })),
         badExclusive: await code(() => shaledb.open("x", { exclusive: "yes" as unknown as boolean })),
         badEncoding: await code(() => shaledb.open("x", { keyEncoding: "latin1" as "utf8" })),
+        unknownOption: await code(() => shaledb.open("x", { readonly: true } as never)),
+        // One worker owns a database's OPFS files: no read-only secondary in browsers.
+        readOnly: await code(() => shaledb.open("x", { readOnly: true })),
+        catchUp: await code(() => db.catchUp()),
         numberKey: await code(() => db.put(1 as unknown as string, "v")),
         numberValue: await code(() => db.put("k", 1 as unknown as string)),
         hugeKey: await code(() => db.put("k".repeat(65 * 1024), "v")),
@@ -113,6 +117,9 @@ describe("wrong arguments are INVALID_ARGUMENT", () => {
       badOption: "INVALID_ARGUMENT",
       badExclusive: "INVALID_ARGUMENT",
       badEncoding: "INVALID_ARGUMENT",
+      unknownOption: "INVALID_ARGUMENT",
+      readOnly: "INVALID_ARGUMENT",
+      catchUp: "INVALID_ARGUMENT",
       numberKey: "INVALID_ARGUMENT",
       numberValue: "INVALID_ARGUMENT",
       hugeKey: "INVALID_ARGUMENT",

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { openSync, type Batch, type Store } from "shaledb";
 
 import { SLOT_HEADER_SIZE, decodeSlotHeader } from "../src/browser/opfs/slot-header.js";
-import { TarWriter } from "../src/browser/worker/tar/writer.js";
+import { TarWriter } from "../src/archive/tar/writer.js";
 import { dataset, expected, type Op } from "../test/fixtures/dataset.js";
 import { BUILD_TIMEOUT_MS, buildNative, run, tempDir } from "../test/fixtures/processes.js";
 import { Session } from "./fixtures/session.js";

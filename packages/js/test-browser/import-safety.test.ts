@@ -6,8 +6,8 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { readTar } from "../src/browser/worker/tar/reader.js";
-import { TarWriter } from "../src/browser/worker/tar/writer.js";
+import { readTar } from "../src/archive/tar/reader.js";
+import { TarWriter } from "../src/archive/tar/writer.js";
 import { Session } from "./fixtures/session.js";
 
 const session = new Session();

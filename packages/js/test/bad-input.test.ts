@@ -1160,6 +1160,8 @@ const syncDatabaseCases: Cases<SyncWorld> = {
     w.db.close();
     expectCode(() => w.db.sequence(), "CLOSED");
   },
+  // Not opened readOnly.
+  catchUp: (w) => expectCode(() => w.db.catchUp(), INVALID),
   ackChanges: (w) => expectCode(() => w.db.ackChanges("cursor", 1.5), INVALID),
   changeCursor: (w) => expectCode(() => w.db.changeCursor(bad<string>(null)), INVALID),
   removeChangeCursor: (w) => expectCode(() => w.db.removeChangeCursor(""), INVALID),
@@ -1404,6 +1406,14 @@ const asyncDatabaseCases: Cases<AsyncWorld> = {
   sequence: async (w) => {
     await w.db.close();
     await expectRejects(w.db.sequence(), "CLOSED");
+  },
+  // Not opened readOnly.
+  catchUp: async (w) => {
+    await expectRejects(w.db.catchUp(), INVALID);
+  },
+  export: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.export(), "CLOSED");
   },
   ackChanges: async (w) => {
     await expectRejects(w.db.ackChanges("cursor", -1), INVALID);

@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   rmSync,
   utimesSync,
   writeFileSync,
@@ -120,9 +121,10 @@ function lockText(pid: number, start: string | number): string {
   return `shaledb-lock 1\npid ${pid}\nstart ${start}\n`;
 }
 
-/** The text of a lock file this process writes. */
+/** The text of a lock file this thread writes: on Linux it names the thread (its task id). */
 function myText(): string {
-  return lockText(process.pid, linux ? startOf("self") : 0);
+  const text = lockText(process.pid, linux ? startOf("self") : 0);
+  return linux ? `${text}thread ${readlinkSync("/proc/thread-self").split("/").pop() ?? ""}\n` : text;
 }
 
 /** A process that sleeps until killed. */

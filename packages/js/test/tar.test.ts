@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { ShaleError } from "../src/errors.js";
-import { readTar } from "../src/browser/worker/tar/reader.js";
-import { TarWriter } from "../src/browser/worker/tar/writer.js";
+import { readTar } from "../src/archive/tar/reader.js";
+import { TarWriter } from "../src/archive/tar/writer.js";
 
 const encoder = new TextEncoder();
 

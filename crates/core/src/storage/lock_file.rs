@@ -184,6 +184,8 @@ impl<S: LockPrimitives> Drop for LockFileGuard<S> {
 struct Owner {
     pid: u32,
     start: u64,
+    /// The holding thread, where the host gives one ([`LockPrimitives::thread_id`]).
+    thread: Option<u64>,
 }
 
 impl Owner {
@@ -194,11 +196,24 @@ impl Owner {
             ProcessStat::Text(stat) => parse_stat(&stat).map_or(0, |(_, start)| start),
             _ => 0,
         };
-        Ok(Owner { pid, start })
+        Ok(Owner {
+            pid,
+            start,
+            thread: storage.thread_id(),
+        })
     }
 
     fn to_text(self) -> String {
-        format!("shaledb-lock 1\npid {}\nstart {}\n", self.pid, self.start)
+        let mut text = format!("shaledb-lock 1\npid {}\nstart {}\n", self.pid, self.start);
+        if let Some(thread) = self.thread {
+            text.push_str(&format!("thread {thread}\n"));
+        }
+        text
+    }
+
+    /// Whether `self` is this process (`me`), whatever the thread.
+    fn same_process(&self, me: &Owner) -> bool {
+        self.pid == me.pid && self.start == me.start
     }
 
     /// Parses a lock file's contents; `None` if garbled.
@@ -206,15 +221,21 @@ impl Owner {
         let text = std::str::from_utf8(bytes).ok()?;
         let mut lines = text.lines();
         lines.next()?.strip_prefix("shaledb-lock ")?;
-        let (mut pid, mut start) = (None, 0u64);
+        let (mut pid, mut start, mut thread) = (None, 0u64, None);
         for line in lines {
             if let Some(v) = line.strip_prefix("pid ") {
                 pid = Some(v.trim().parse().ok()?);
             } else if let Some(v) = line.strip_prefix("start ") {
                 start = v.trim().parse().ok()?;
+            } else if let Some(v) = line.strip_prefix("thread ") {
+                thread = Some(v.trim().parse().ok()?);
             }
         }
-        Some(Owner { pid: pid?, start })
+        Some(Owner {
+            pid: pid?,
+            start,
+            thread,
+        })
     }
 }
 
@@ -236,8 +257,17 @@ fn judge<S: LockPrimitives>(storage: &S, seen: &SmallFile, me: &Owner, name: &st
             ),
         };
     };
-    if owner == *me {
-        return Verdict::Held(format!("pid {} (this process)", owner.pid));
+    if owner.same_process(me) {
+        // A thread of this process that is gone (a Node.js worker thread stopped by
+        // `terminate()`) released nothing: its lock is stale.
+        return match owner.thread {
+            Some(thread)
+                if owner.thread != me.thread && !storage.thread_alive(owner.pid, thread) =>
+            {
+                Verdict::Stale
+            }
+            _ => Verdict::Held(format!("pid {} (this process)", owner.pid)),
+        };
     }
     match liveness(storage, &owner) {
         Liveness::Dead => Verdict::Stale,

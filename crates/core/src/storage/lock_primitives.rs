@@ -64,6 +64,21 @@ pub trait LockPrimitives: Storage {
     /// This process's id.
     fn process_id(&self) -> Result<u32>;
 
+    /// The operating system's id of the calling thread (Linux: its task id), for a host whose
+    /// threads hold locks each on their own and can be stopped alone (Node.js worker threads,
+    /// stopped by `worker.terminate()` with no chance to release what they hold). `None`
+    /// (the default): locks are the process's.
+    fn thread_id(&self) -> Option<u64> {
+        None
+    }
+
+    /// Whether thread `thread` of process `pid` (this one) still runs (Linux:
+    /// `/proc/<pid>/task/<thread>` exists). Asked only of a host that gives a
+    /// [`LockPrimitives::thread_id`]; when it cannot tell: `true` (the default).
+    fn thread_alive(&self, _pid: u32, _thread: u64) -> bool {
+        true
+    }
+
     /// The status line of process `pid` (Linux: the text of `/proc/<pid>/stat`), or of this
     /// process with `None` (`/proc/self/stat`).
     fn process_stat(&self, pid: Option<u32>) -> ProcessStat;

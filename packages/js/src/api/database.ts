@@ -235,6 +235,14 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
     return changeFeed(this.transport, this.#waits, options);
   }
 
+  export(): Promise<Blob> {
+    return this.transport.request("export", []);
+  }
+
+  catchUp(): Promise<void> {
+    return this.transport.request("catchUp", []);
+  }
+
   sequence(): Promise<number> {
     return this.transport.request("sequence", []);
   }

@@ -28,13 +28,50 @@ export interface CheckedOpenOptions {
   follower: boolean;
   /** The `changes` option. */
   changes: CheckedRetention;
+  /** Open read-only: no lock, nothing written, the writer's progress read by `catchUp()`. */
+  readOnly: boolean;
+  /** With `readOnly`: catch up every this many milliseconds (0: only on request). */
+  catchUpIntervalMs: number;
 }
 
-/** Checks `options` (wrong types and values are `INVALID_ARGUMENT`) and fills in defaults. */
+/** The options every environment knows (`OpenOptions`); any other key is `INVALID_ARGUMENT`. */
+const OPEN_OPTION_NAMES: readonly string[] = [
+  "keyEncoding",
+  "valueEncoding",
+  "createIfMissing",
+  "errorIfExists",
+  "memtableSize",
+  "blockCacheSize",
+  "compression",
+  "bloomBitsPerKey",
+  "autoMaintenance",
+  "engineThread",
+  "follower",
+  "changes",
+  "readOnly",
+  "catchUpIntervalMs",
+];
+
+/** The longest `catchUpIntervalMs` (a day), so that a timer can take it. */
+const MAX_CATCH_UP_INTERVAL_MS = 86_400_000;
+
+/**
+ * Checks `options` (wrong types and values, and keys that are no option, are
+ * `INVALID_ARGUMENT`) and fills in defaults. `extraNames`: the options an environment adds
+ * (browsers' `exclusive`, `persist`), checked by it.
+ */
 export function checkOpenOptions(
   options: OpenOptions<KeyEncoding, ValueEncoding> | undefined,
+  extraNames: readonly string[] = [],
 ): CheckedOpenOptions {
   const o = optionsObject(options);
+  for (const name of Object.keys(o)) {
+    if (!OPEN_OPTION_NAMES.includes(name) && !extraNames.includes(name)) {
+      throw invalidArgument(
+        `unknown open option ${JSON.stringify(name)} (the options are ${[...OPEN_OPTION_NAMES, ...extraNames].join(", ")})`,
+      );
+    }
+  }
   const { keyEncoding, valueEncoding } = encodingNames(o);
   const checked: CheckedOpenOptions = {
     keys: keyCodec(keyEncoding),
@@ -49,7 +86,23 @@ export function checkOpenOptions(
     engineThread: engineThreadOption(o["engineThread"]),
     follower: option(o, "follower", "boolean", false),
     changes: retentionOption(o["changes"]),
+    readOnly: option(o, "readOnly", "boolean", false),
+    catchUpIntervalMs: option(o, "catchUpIntervalMs", "number", 0),
   };
+  const interval = checked.catchUpIntervalMs;
+  if (!Number.isInteger(interval) || interval < 0 || interval > MAX_CATCH_UP_INTERVAL_MS) {
+    throw invalidArgument(
+      `options.catchUpIntervalMs must be a whole number of milliseconds from 0 to ${MAX_CATCH_UP_INTERVAL_MS}, got ${interval}`,
+    );
+  }
+  if (interval > 0 && !checked.readOnly) {
+    throw invalidArgument("options.catchUpIntervalMs is for a readOnly open");
+  }
+  if (checked.readOnly && (checked.follower || checked.errorIfExists)) {
+    throw invalidArgument(
+      `options.readOnly cannot be combined with ${checked.follower ? "follower" : "errorIfExists"}`,
+    );
+  }
   const bits = checked.bloomBitsPerKey;
   if (!Number.isInteger(bits) || bits < 0 || bits > 64) {
     throw invalidArgument(`options.bloomBitsPerKey must be an integer from 0 to 64`);

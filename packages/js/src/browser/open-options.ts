@@ -6,6 +6,7 @@
  */
 import { option, optionsObject } from "../arguments/checks.js";
 import { checkOpenOptions, type CheckedOpenOptions } from "../arguments/open-options.js";
+import { invalidArgument } from "../errors.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../engine/types.js";
 import type { OpenRequest } from "./messages.js";
 
@@ -37,7 +38,18 @@ export interface CheckedBrowserOpen {
 
 /** Checks `options` (`INVALID_ARGUMENT` for anything wrong) and fills in defaults. */
 export function checkBrowserOpen(options: unknown): CheckedBrowserOpen {
-  const checked = checkOpenOptions(options as OpenOptions<KeyEncoding, ValueEncoding> | undefined);
+  const checked = checkOpenOptions(options as OpenOptions<KeyEncoding, ValueEncoding> | undefined, [
+    "exclusive",
+    "persist",
+  ]);
+  if (checked.readOnly) {
+    // OPFS gives one sync access handle per file to one worker: a second engine cannot read
+    // the owner's files. Tabs share a database through its owner instead.
+    throw invalidArgument(
+      "options.readOnly is for Node.js: in browsers one worker owns a database's files (OPFS " +
+        "access handles are exclusive) and every other tab or worker is served through it",
+    );
+  }
   const o = optionsObject(options);
   return {
     checked,

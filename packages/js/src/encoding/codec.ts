@@ -10,7 +10,7 @@
  * @module
  */
 import { bytesArgument, describe, wellFormedString } from "../arguments/checks.js";
-import { invalidArgument } from "../errors.js";
+import { invalidArgument, ShaleError } from "../errors.js";
 import type { KeyEncoding, ValueEncoding } from "../types.js";
 
 export { describe } from "../arguments/checks.js";
@@ -61,7 +61,21 @@ const json: Codec<unknown> = {
     }
     return encoder.encode(text);
   },
-  decode: (bytes) => JSON.parse(decoder.decode(bytes)) as unknown,
+  decode(bytes) {
+    const text = decoder.decode(bytes);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      // Written with another encoding (or by another program): not JSON.
+      const shown = text.length > 40 ? `${text.slice(0, 40)}...` : text;
+      throw new ShaleError(
+        "DECODE",
+        `shaledb: a stored value is not JSON (${bytes.length} bytes: ${JSON.stringify(shown)}); ` +
+          "was it written with another valueEncoding?",
+        { cause: error },
+      );
+    }
+  },
   transient: true,
 };
 

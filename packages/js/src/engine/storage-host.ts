@@ -123,6 +123,14 @@ export interface LockPrimitives {
   processStat(pid: number | undefined): string | null | undefined;
   /** The full path of `name`, for messages. */
   path(name: string): string;
+  /**
+   * The calling thread's id (Linux: its task id), written in the lock file so that a lock of
+   * a thread stopped without closing (a worker thread's `terminate()`) can be told stale;
+   * `undefined` where the platform cannot tell (locks are then the process's).
+   */
+  threadId?(): number | undefined;
+  /** Whether thread `thread` of process `pid` still runs; `true` when it cannot tell. */
+  threadAlive?(pid: number, thread: number): boolean;
 }
 
 /** What {@link LockPrimitives.readSmall} returns. */

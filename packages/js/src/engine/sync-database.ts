@@ -84,7 +84,8 @@ export function openDatabaseSync(
   const resolved = env.resolve(location);
   let storage: StorageHost;
   try {
-    storage = env.storage(resolved, o.createIfMissing);
+    // A read-only open writes nothing, not even the directory.
+    storage = env.storage(resolved, o.createIfMissing && !o.readOnly);
   } catch (error) {
     throw storageError(resolved, error);
   }
@@ -100,6 +101,7 @@ export function openDatabaseSync(
         o.compression,
         o.bloomBitsPerKey,
         o.follower,
+        o.readOnly,
         o.changes.retain,
         o.changes.retainMs,
         o.changes.retainBytes,
@@ -109,23 +111,30 @@ export function openDatabaseSync(
     storage.releaseAll();
     throw error;
   }
-  const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance);
+  // A read-only database maintains nothing: its files are the writer's.
+  const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance && !o.readOnly);
   // Work left by an earlier process (immutable memtables recovered, a deep L0) starts now.
   handle.afterWrite();
-  return new SyncDatabaseImpl(handle, env, o.keys, o.values);
+  return new SyncDatabaseImpl(handle, env, o.keys, o.values, o.catchUpIntervalMs);
 }
 
 export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown, unknown> {
   readonly #env: Environment;
+  /** The `catchUpIntervalMs` timer, cleared by `close()`. */
+  #catchUpTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     handle: DatabaseHandle,
     env: Environment,
     keys: Codec<unknown>,
     values: Codec<unknown>,
+    catchUpIntervalMs = 0,
   ) {
     super(handle, 0, "default", keys, values);
     this.#env = env;
+    if (catchUpIntervalMs > 0) {
+      this.#catchUpEvery(catchUpIntervalMs);
+    }
   }
 
   get location(): string {
@@ -312,7 +321,38 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     };
   }
 
+  catchUp(): void {
+    this.db.call(() => wasm.dbCatchUp(this.db.id));
+    // Feeds that follow the database see what was caught up.
+    this.db.afterWrite();
+  }
+
+  /**
+   * Catches up every `ms` milliseconds until closed (`catchUpIntervalMs`). A failed catch-up
+   * is tried again at the next tick (the next `catchUp()` call reports it); the timer does not
+   * keep the process alive.
+   */
+  #catchUpEvery(ms: number): void {
+    const timer = setInterval(() => {
+      if (this.db.closed) {
+        clearInterval(timer);
+        return;
+      }
+      try {
+        this.catchUp();
+      } catch {
+        // Reported by the next catchUp() the caller makes; tried again at the next tick.
+      }
+    }, ms);
+    (timer as { unref?: () => void }).unref?.();
+    this.#catchUpTimer = timer;
+  }
+
   close(): void {
+    if (this.#catchUpTimer !== undefined) {
+      clearInterval(this.#catchUpTimer);
+      this.#catchUpTimer = undefined;
+    }
     this.db.close();
   }
 

@@ -108,6 +108,20 @@ export interface OpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEn
    * (`ackChanges`) holds them. `{}`: only cursors hold them, but batches carry their time.
    */
   changes?: ChangeRetentionOptions;
+  /**
+   * Open read-only (default `false`), as a *secondary* of the database's writer (another
+   * process, or another thread of this one, may have it open): no lock is taken and nothing is
+   * written; every write, flush, compaction and maintenance fails with `READ_ONLY`. Reads see
+   * the database as it was at the open, then as it is at each `catchUp()` (and every
+   * `catchUpIntervalMs`). A missing database is `NOT_FOUND` (`createIfMissing` does not apply).
+   * Node.js only: in browsers it is `INVALID_ARGUMENT` (see `BrowserOpenOptions`).
+   */
+  readOnly?: boolean;
+  /**
+   * With `readOnly`: also catch up by itself every this many milliseconds (a timer, stopped by
+   * `close()`, that does not keep the process alive). Default `0`: only on `catchUp()`.
+   */
+  catchUpIntervalMs?: number;
 }
 
 /** Options of one write. */
@@ -361,6 +375,13 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
   changes(options?: ChangesOptions): IterableIterator<Change>;
   /** The sequence number of the last committed operation (0: none yet). */
   sequence(): number;
+  /**
+   * On a database opened `readOnly`: reads what its writer (another process or thread) did
+   * since the open or the last catch-up, so that reads started from now on see it (snapshots
+   * and iterators already open keep their state). `INVALID_ARGUMENT` on a database not opened
+   * read-only.
+   */
+  catchUp(): void;
   /**
    * Moves durable change cursor `cursor` (1 to 200 bytes of UTF-8, no NUL; created if
    * missing) to `seq`: logs holding later batches are kept until every cursor passed them.

@@ -68,6 +68,9 @@ export function relayLocks(host: StorageHost, port: MessagePort, answers: Shared
     processId: () => own.processId(),
     processStat: (pid) => own.processStat(pid),
     path: (name) => own.path(name),
+    // The worker's own thread: a lock of a worker stopped under it is stale (node-lock.ts).
+    threadId: () => own.threadId?.(),
+    threadAlive: (pid, thread) => own.threadAlive?.(pid, thread) ?? true,
   };
   return new Proxy(host, {
     get(target, property) {

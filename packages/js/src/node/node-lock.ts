@@ -20,6 +20,7 @@ import {
   linkSync,
   openSync,
   readFileSync,
+  readlinkSync,
   readSync,
   unlinkSync,
 } from "node:fs";
@@ -183,6 +184,21 @@ export class NodeLockPrimitives implements LockPrimitives {
     return this.#pathOf("lock", name);
   }
 
+  threadId(): number | undefined {
+    return ownThreadId();
+  }
+
+  threadAlive(pid: number, thread: number): boolean {
+    if (ownThreadId() === undefined) {
+      return true;
+    }
+    try {
+      return existsSync(`/proc/${pid}/task/${thread}`);
+    } catch {
+      return true;
+    }
+  }
+
   /** Releases every lock file held through these primitives (if still ours). Never throws. */
   releaseAll(): void {
     for (const held of this.#held) {
@@ -190,6 +206,25 @@ export class NodeLockPrimitives implements LockPrimitives {
     }
     this.#held.clear();
   }
+}
+
+/** This thread's Linux task id (`/proc/thread-self` links to `<pid>/task/<tid>`), once. */
+let threadIdMemo: number | null | undefined;
+
+function ownThreadId(): number | undefined {
+  if (process.platform !== "linux") {
+    return undefined;
+  }
+  if (threadIdMemo === undefined) {
+    threadIdMemo = null;
+    try {
+      const tid = Number(/\/task\/(\d+)$/u.exec(readlinkSync("/proc/thread-self"))?.[1]);
+      threadIdMemo = Number.isSafeInteger(tid) && tid > 0 ? tid : null;
+    } catch {
+      // No /proc here: locks stay the process's.
+    }
+  }
+  return threadIdMemo ?? undefined;
 }
 
 /**

@@ -12,6 +12,7 @@ import { invalidArgument } from "../errors.js";
 import { DatabaseServer } from "../server/database-server.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 import { nodeEnvironment } from "./environment.js";
+import { exportDirectory } from "./node-archive.js";
 
 /**
  * Opens database `location` (a directory) with `options` and returns its server. Throws as
@@ -35,9 +36,7 @@ export function openNodeServer(
     db,
     {
       checkpoint: (destination) => db.checkpoint(destination).seq,
-      exportArchive: () => {
-        throw invalidArgument("export() is for browsers; in Node, checkpoint() writes a copy into a directory");
-      },
+      exportArchive: () => exportDirectory(db, location),
       stats: () => db.stats(),
       debugPanic: (message) => debugPanic(message),
       debugLoseReplies: () => {

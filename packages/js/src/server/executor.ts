@@ -488,6 +488,7 @@ export class Executor {
       );
     },
     sequence: () => this.#db.sequence(),
+    catchUp: () => this.#db.catchUp(),
     ackChanges: (_client, cursor, seq) => this.#db.ackChanges(cursor, seq),
     changeCursor: (_client, cursor) => this.#db.changeCursor(cursor) ?? -1,
     removeChangeCursor: (_client, cursor) => this.#db.removeChangeCursor(cursor),

@@ -160,6 +160,8 @@ export interface Protocol {
     result: Uint8Array;
   };
   sequence: { args: []; result: number };
+  /** A read-only database reads its writer's progress. */
+  catchUp: { args: []; result: void };
   ackChanges: { args: [cursor: string, seq: number]; result: void };
   /** Where the cursor stands (-1: no such cursor). */
   changeCursor: { args: [cursor: string]; result: number };

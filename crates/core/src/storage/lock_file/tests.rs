@@ -20,6 +20,7 @@ fn lock_text_round_trips() {
     let owner = Owner {
         pid: 4242,
         start: 987_654,
+        thread: None,
     };
     assert_eq!(owner.to_text(), "shaledb-lock 1\npid 4242\nstart 987654\n");
     assert_eq!(Owner::parse(owner.to_text().as_bytes()), Some(owner));
@@ -29,13 +30,18 @@ fn lock_text_round_trips() {
 fn lock_parse_defaults_start_and_ignores_unknown_lines() {
     assert_eq!(
         Owner::parse(b"shaledb-lock 2\nhost x\npid 7\n"),
-        Some(Owner { pid: 7, start: 0 })
+        Some(Owner {
+            pid: 7,
+            start: 0,
+            thread: None
+        })
     );
     assert_eq!(
         Owner::parse(b"shaledb-lock 1\r\npid +7 \r\nstart 18446744073709551615"),
         Some(Owner {
             pid: 7,
-            start: u64::MAX
+            start: u64::MAX,
+            thread: None
         })
     );
 }
@@ -374,6 +380,10 @@ struct FakeState {
     held: Vec<(String, Vec<u8>)>,
     /// The next `random_u64`: 0, 1, 2, ...
     next_random: u64,
+    /// `thread_id`: the calling thread (`None`: locks are the process's).
+    thread: Option<u64>,
+    /// The threads of this process that run.
+    live_threads: Vec<u64>,
 }
 
 /// A host over a memory storage whose answers about processes and ages are scripted.
@@ -408,6 +418,8 @@ impl FakeHost {
                 refuse_held: false,
                 held: Vec::new(),
                 next_random: 0,
+                thread: None,
+                live_threads: Vec::new(),
             })),
         }
     }
@@ -448,13 +460,19 @@ impl FakeHost {
         Owner {
             pid: MY_PID,
             start: MY_START,
+            thread: None,
         }
         .to_text()
     }
 }
 
 fn text(pid: u32, start: u64) -> String {
-    Owner { pid, start }.to_text()
+    Owner {
+        pid,
+        start,
+        thread: None,
+    }
+    .to_text()
 }
 
 impl Storage for FakeHost {
@@ -559,6 +577,15 @@ impl LockPrimitives for FakeHost {
 
     fn display_name(&self, name: &str) -> String {
         format!("/db/{name}")
+    }
+
+    fn thread_id(&self) -> Option<u64> {
+        self.state().thread
+    }
+
+    fn thread_alive(&self, pid: u32, thread: u64) -> bool {
+        let state = self.state();
+        pid == state.pid && state.live_threads.contains(&thread)
     }
 }
 
@@ -774,6 +801,7 @@ fn a_process_whose_command_name_is_not_utf8_is_judged_by_its_status() {
         let owner = Owner {
             pid: child.id(),
             start,
+            thread: None,
         };
         assert_eq!(liveness(&storage, &owner), Liveness::Alive);
         let reused = Owner {
@@ -787,4 +815,52 @@ fn a_process_whose_command_name_is_not_utf8_is_judged_by_its_status() {
     if let Err(panic) = result {
         std::panic::resume_unwind(panic);
     }
+}
+
+/// A host whose threads hold locks each (Node.js worker threads): the calling thread `thread`,
+/// with `live` the threads that run.
+fn threaded_host(thread: u64, live: &[u64]) -> FakeHost {
+    let host = FakeHost::new();
+    host.state().thread = Some(thread);
+    host.state().live_threads = live.to_vec();
+    host
+}
+
+#[test]
+fn a_lock_names_its_thread_where_the_host_gives_one() {
+    let host = threaded_host(7, &[7]);
+    let _lock = host.lock("LOCK").unwrap();
+    assert_eq!(
+        host.get("LOCK").unwrap(),
+        b"shaledb-lock 1\npid 100\nstart 5000\nthread 7\n"
+    );
+    assert_eq!(
+        Owner::parse(&host.get("LOCK").unwrap()),
+        Some(Owner {
+            pid: MY_PID,
+            start: MY_START,
+            thread: Some(7)
+        })
+    );
+}
+
+#[test]
+fn a_lock_of_a_gone_thread_of_this_process_is_taken_over() {
+    let host = threaded_host(8, &[1]);
+    host.put("LOCK", b"shaledb-lock 1\npid 100\nstart 5000\nthread 7\n");
+    let _lock = host.lock("LOCK").unwrap();
+    assert_eq!(
+        host.get("LOCK").unwrap(),
+        b"shaledb-lock 1\npid 100\nstart 5000\nthread 8\n"
+    );
+}
+
+#[test]
+fn a_lock_of_a_live_thread_of_this_process_or_of_this_thread_is_held() {
+    let host = threaded_host(8, &[7, 8]);
+    host.put("LOCK", b"shaledb-lock 1\npid 100\nstart 5000\nthread 7\n");
+    assert_eq!(holder_of(host.lock("LOCK")), "pid 100 (this process)");
+    let host = threaded_host(7, &[]);
+    host.put("LOCK", b"shaledb-lock 1\npid 100\nstart 5000\nthread 7\n");
+    assert_eq!(holder_of(host.lock("LOCK")), "pid 100 (this process)");
 }

@@ -18,10 +18,6 @@ export interface BrowserDatabase<K, V> extends Database<K, V> {
 }
 
 export class BrowserDatabaseImpl extends PromiseDatabase implements BrowserDatabase<unknown, unknown> {
-  export(): Promise<Blob> {
-    return this.transport.request("export", []);
-  }
-
   override stats(): Promise<BrowserStats> {
     // The owner's stats are its engine's plus the browser's figures.
     return super.stats() as Promise<BrowserStats>;

@@ -32,10 +32,9 @@ import {
   removeDatabaseDirectory,
 } from "../opfs/directories.js";
 import { lockNames, type ImportRequest } from "../messages.js";
-import { readTar, type TarFile } from "./tar/reader.js";
+import type { TarFile } from "../../archive/tar/reader.js";
+import { archiveDatabaseFiles } from "../../archive/database-archive.js";
 
-/** Files of a native database directory that have no meaning in OPFS (Web Locks replace it). */
-const SKIPPED = new Set(["LOCK"]);
 
 /** The database files of a tar archive; `INVALID_ARGUMENT` if it is not one database's. */
 async function archiveFiles(archive: Blob): Promise<TarFile[]> {
@@ -45,11 +44,8 @@ async function archiveFiles(archive: Blob): Promise<TarFile[]> {
   } catch (error) {
     throw opfsError("cannot read the archive", error);
   }
-  const files = readTar(bytes).files.filter((file) => !SKIPPED.has(file.name));
-  if (!files.some((file) => file.name === "CURRENT")) {
-    throw new ShaleError("INVALID_ARGUMENT", "shaledb: the archive holds no database (no CURRENT file)");
-  }
-  return files;
+  // A native directory's LOCK has no meaning in OPFS (Web Locks replace it): skipped.
+  return archiveDatabaseFiles(bytes);
 }
 
 /** What `verifyStorage` reports (crates/wasm/src/verify.rs). */

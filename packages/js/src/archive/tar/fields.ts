@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { invalidArgument } from "../../../errors.js";
-import type { ShaleError } from "../../../errors.js";
+import { invalidArgument } from "../../errors.js";
+import type { ShaleError } from "../../errors.js";
 
 export const BLOCK = 512;
 /** The largest size or mtime an 11-digit octal field holds (8 GiB - 1 for a size). */

@@ -1,0 +1,64 @@
+// export() and importDatabase() in Node.js: the browser's archive (docs/FORMAT.md, "Export
+// archive"), so that code and databases move over unchanged.
+import { existsSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import { importDatabase, open, openSync } from "shaledb";
+
+import { readTar } from "../src/archive/tar/reader.js";
+import { expectRejects, freshPath, tempDir } from "./helpers.js";
+
+describe("export and importDatabase in Node", () => {
+  it("a Node export imports in Node, and is the browser's archive: a tar of the database directory", async () => {
+    const path = freshPath("export");
+    for (const engineThread of ["own", "caller"] as const) {
+      const db = await open(path, { engineThread });
+      await db.put(`k-${engineThread}`, "v");
+      await (await db.keyspace("other")).put("a", "1");
+      const archive = await db.export();
+      await db.close();
+      expect(archive).toBeInstanceOf(Blob);
+      const bytes = new Uint8Array(await archive.arrayBuffer());
+      const tar = readTar(bytes);
+      expect(tar.directory).toBe(basename(path));
+      const names = tar.files.map((f) => f.name);
+      expect(names).toContain("CURRENT");
+      expect(names).not.toContain("LOCK");
+
+      const copy = join(tempDir("import"), `copy-${engineThread}`);
+      await importDatabase(copy, archive);
+      const imported = openSync(copy);
+      try {
+        expect(imported.get(`k-${engineThread}`)).toBe("v");
+        expect(imported.keyspace("other").get("a")).toBe("1");
+      } finally {
+        imported.close();
+      }
+      // The bytes import too (as in browsers), and replace a closed database with overwrite.
+      await importDatabase(copy, bytes, { overwrite: true });
+      expect(readdirSync(join(copy, "..")).filter((n) => n.includes(".import-"))).toEqual([]);
+    }
+  });
+
+  it("bad archives and options of importDatabase are typed errors and leave nothing behind", async () => {
+    const path = freshPath("export");
+    const db = await open(path, { engineThread: "caller" });
+    await db.put("k", "v");
+    const archive = await db.export();
+    const dir = tempDir("import");
+    const target = join(dir, "db");
+    await expectRejects(importDatabase("", archive), "INVALID_ARGUMENT");
+    await expectRejects(importDatabase(target, "tar" as never), "INVALID_ARGUMENT");
+    await expectRejects(importDatabase(target, new Uint8Array(1024).fill(7)), "INVALID_ARGUMENT");
+    await expectRejects(importDatabase(target, archive, { overwrite: "yes" as never }), "INVALID_ARGUMENT");
+    await expectRejects(importDatabase(target, archive, { force: true } as never), "INVALID_ARGUMENT");
+    expect(readdirSync(dir)).toEqual([]);
+    // Into a database that exists: ALREADY_EXISTS, or LOCKED while open even with overwrite.
+    await expectRejects(importDatabase(path, archive), "ALREADY_EXISTS");
+    await expectRejects(importDatabase(path, archive, { overwrite: true }), "LOCKED");
+    await db.close();
+    expect(existsSync(target)).toBe(false);
+  });
+});
