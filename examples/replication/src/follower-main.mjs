@@ -5,8 +5,8 @@
 //
 //   node src/follower-main.mjs --data /tmp/f1 --nats nats://127.0.0.1:4222 --durable f1
 //
-// Event lines: bootstrapped, ready, progress (every 200 ms), applied-at (with --report-lag),
-// stopped; error (then exit code 1), for example on a CHANGE_GAP.
+// Event lines: bootstrapped, ready, progress (every 200 ms), stopped; error (then exit code 1),
+// for example on a CHANGE_GAP.
 import { existsSync, readdirSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import { downloadCheckpoint } from "./bootstrap.mjs";

@@ -30,8 +30,8 @@ async function startSequence(jsm, stream, durable, startStreamSeq) {
  * Applies the stream to follower database `db` (opened with `{ follower: true }`) until
  * `signal` aborts. `durable` names this follower's consumer (one per follower). Returns
  * `{ done }`: resolves when stopped by `signal`, rejects on any error of the database
- * (CHANGE_GAP, closed) or of JetStream. `onApplied({ change seq/lastSeq, applied, streamSeq })`
- * is called after each message.
+ * (CHANGE_GAP, closed) or of JetStream. `onApplied({ applied, lastSeq, streamSeq, message })`
+ * is called after each message (`message`: the JetStream message, with its headers).
  */
 export async function startFollower(db, nc, { name, durable, startStreamSeq, signal, onApplied, batch = 512 } = {}) {
   const { stream } = streamNames(name);
@@ -54,7 +54,7 @@ export async function startFollower(db, nc, { name, durable, startStreamSeq, sig
       for await (const m of messages) {
         const result = await db.applyChanges(m.data);
         m.ack();
-        onApplied?.({ ...result, streamSeq: m.seq });
+        onApplied?.({ ...result, streamSeq: m.seq, message: m });
       }
     } finally {
       signal?.removeEventListener("abort", stop);

@@ -27,9 +27,10 @@ const defaults = {
  * `onConfirmed({ seq, lastSeq, streamSeq })`, if given, is called for each change JetStream
  * confirmed, in order. Returns `{ done, position() }`: `position()` is the last change
  * confirmed in order, `{ lastSeq, streamSeq }` (what bootstrap.mjs records with a checkpoint).
- * `onRetry(error)` is called for each publish failure before the retry.
+ * `onRetry(error)` is called for each publish failure before the retry. `headers(change)`, if
+ * given, returns NATS headers to publish the change with (the benchmark sends its commit time).
  */
-export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, ...options } = {}) {
+export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, headers, ...options } = {}) {
   const o = { ...defaults, ...options };
   const { subject } = streamNames(name);
   const js = jetstream(nc);
@@ -71,7 +72,8 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, ...
     try {
       const feed = db.changes({ since: state.lastSeq + 1, follow: true, signal: controller.signal });
       for await (const change of feed) {
-        const entry = { change, ack: js.publish(subject, change.bytes, { msgID: String(change.seq) }) };
+        const publishOptions = { msgID: String(change.seq), ...(headers && { headers: headers(change) }) };
+        const entry = { change, ack: js.publish(subject, change.bytes, publishOptions) };
         entry.ack.then(
           (pubAck) => {
             entry.pubAck = pubAck;
