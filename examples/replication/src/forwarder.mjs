@@ -24,7 +24,7 @@ const defaults = {
  * `retryMs` and reads the feed again after the last confirmed change (re-sends are dropped as
  * duplicates). Errors of the database itself (closed, `CHANGES_TRUNCATED`) reject.
  *
- * `onConfirmed({ seq, lastSeq, streamSeq })`, if given, is called for each change JetStream
+ * `onConfirmed({ seq, lastSeq, bytes, streamSeq, duplicate })`, if given, is called for each change JetStream
  * confirmed, in order. Returns `{ done, position() }`: `position()` is the last change
  * confirmed in order, `{ lastSeq, streamSeq }` (what bootstrap.mjs records with a checkpoint).
  * `onRetry(error)` is called for each publish failure before the retry. `headers(change)`, if
@@ -58,7 +58,7 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
         const { change, pubAck } = inFlight.shift();
         state.lastSeq = change.lastSeq;
         state.streamSeq = pubAck.seq;
-        onConfirmed?.({ seq: change.seq, lastSeq: change.lastSeq, streamSeq: pubAck.seq, duplicate: pubAck.duplicate });
+        onConfirmed?.({ seq: change.seq, lastSeq: change.lastSeq, bytes: change.bytes.length, streamSeq: pubAck.seq, duplicate: pubAck.duplicate });
       }
     };
     const waitOldest = async () => {
