@@ -65,7 +65,7 @@ step "the packed package installs into an empty project and runs the README exam
 bash scripts/pack-smoke.sh --no-build
 
 step "replication through a real NATS JetStream server: leader, followers, crashes, bootstrap (examples/replication, node --test)"
-(cd examples/replication && node --test --test-timeout=120000 test/)
+(cd examples/replication && node --test --test-timeout=120000 test/*.test.mjs)
 
 # Runs vitest with config $1 (in packages/js) and prints its pass/fail counts.
 run_vitest() {

@@ -16,10 +16,7 @@ const seconds = (t0) => (performance.now() - t0) / 1000;
 
 if (o.mode === "max") {
   const t0 = performance.now();
-  const signal = AbortSignal.timeout(o.seconds * 1000);
-  // writeBatches stops at the signal; `to` is only an upper bound.
-  await writeBatches(db, { to: 1e9, size: o.size, signal });
-  const batches = (await db.sequence()) / o.size;
+  const batches = await writeBatches(db, { size: o.size, forMs: o.seconds * 1000 });
   emit("max", { batchesPerSec: batches / seconds(t0), batches });
 } else {
   const nc = await connect({ servers: o.nats });
@@ -44,7 +41,7 @@ if (o.mode === "max") {
   });
   emit("ready");
   const t0 = performance.now();
-  await writeBatches(db, { to: 1e9, size: o.size, ratePerSec: o.rate, signal: AbortSignal.timeout(o.seconds * 1000) });
+  const batches = await writeBatches(db, { size: o.size, ratePerSec: o.rate, forMs: o.seconds * 1000 });
   const writeSeconds = seconds(t0);
   const sequence = await db.sequence();
   const forwardedWhenWritten = forwarded; // the backlog when the writes stopped, below
@@ -52,7 +49,6 @@ if (o.mode === "max") {
   while (forwarder.position().lastSeq < sequence && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   forwarding.abort();
   await forwarder.done;
-  const batches = Math.round(sequence / o.size);
   emit("done", {
     sequence,
     batches,

@@ -43,7 +43,7 @@ const progress = setInterval(async () => {
 let checkpoints;
 if (o["checkpoint-ms"] > 0) {
   checkpoints = setInterval(() => {
-    publishCheckpoint(db, nc, forwarder.position()).then(
+    publishCheckpoint(db, nc, forwarder.position).then(
       (m) => emit("checkpoint", { seq: m.seq, streamSeq: m.streamSeq, files: m.files.length, bytes: m.bytes }),
       (e) => emit("checkpoint-failed", { error: String(e?.message ?? e) }),
     );

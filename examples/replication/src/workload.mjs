@@ -45,22 +45,31 @@ export function batchOperations(n, size, keyspaces, valueBytes = 100) {
 /**
  * Writes batches `from` (inclusive) to `to` (exclusive) of `size` operations each, the commit
  * time in each batch's meta; every 100th batch is followed by a range deletion in "events".
- * `ratePerSec` paces the batches (default: as fast as the database takes them).
+ * `ratePerSec` paces the batches (default: as fast as the database takes them); it stops early
+ * when `signal` aborts or `forMs` milliseconds have passed. Unpaced, it yields to the event
+ * loop every 50 batches (timers and sockets of the same process, such as the forwarder's, run).
+ * Resolves with the number of commits (batches and range deletions).
  */
-export async function writeBatches(db, { from = 0, to, size = 100, valueBytes = 100, ratePerSec, signal } = {}) {
+export async function writeBatches(db, { from = 0, to = Infinity, size = 100, valueBytes = 100, ratePerSec, forMs = Infinity, signal } = {}) {
   const keyspaces = await workloadKeyspaces(db);
   const started = performance.now();
-  for (let n = from; n < to && !signal?.aborted; n++) {
+  let commits = 0;
+  for (let n = from; n < to && !signal?.aborted && performance.now() - started < forMs; n++) {
     if (ratePerSec) {
       const due = started + ((n - from) * 1000) / ratePerSec;
       const wait = due - performance.now();
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    } else if (n % 50 === 49) {
+      await new Promise((r) => setImmediate(r));
     }
     const meta = enc.encode(JSON.stringify({ batch: n, at: performance.timeOrigin + performance.now() }));
     await db.batch(batchOperations(n, size, keyspaces, valueBytes), { meta });
+    commits++;
     if (n % 100 === 99) {
       const [lo, hi] = [`k${String((n * 13) % 50_000).padStart(6, "0")}`, `k${String(((n * 13) % 50_000) + 50).padStart(6, "0")}`];
       await keyspaces[2].deleteRange({ gte: enc.encode(lo), lt: enc.encode(hi) });
+      commits++;
     }
   }
+  return commits;
 }

@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
 import { caughtUp, readStream, scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
 
-test("the leader SIGKILLed mid-forwarding resumes from its cursor with none lost and none stored twice", async () => {
+test("the leader SIGKILLed mid-forwarding resumes from its cursor with none lost and none stored twice", async (t) => {
   const nats = await startNatsServer();
   const tmp = scratch();
   const nc = await connect({ servers: nats.url });
@@ -27,6 +27,7 @@ test("the leader SIGKILLed mid-forwarding resumes from its cursor with none lost
   assert.ok(ready.cursor >= 1 && ready.cursor <= ready.sequence, `cursor ${ready.cursor}, sequence ${ready.sequence}`);
   await second.waitFor("written");
   const l = await stop(second);
+  t.diagnostic(`restarted at sequence ${ready.sequence} with the cursor at ${ready.cursor}; ${l.duplicates} re-sent changes dropped as duplicates`);
   assert.equal(l.confirmed, l.sequence);
   assert.equal(l.cursor, l.sequence);
 
