@@ -22,7 +22,8 @@ const defaults = {
  * Forwards `db`'s changes to the stream until `signal` aborts; resolves when it has stopped
  * (after a last cursor ack of what was confirmed). A failed publish does not end it: it waits
  * `retryMs` and reads the feed again after the last confirmed change (re-sends are dropped as
- * duplicates). Errors of the database itself (closed, `CHANGES_TRUNCATED`) reject.
+ * duplicates). Errors of the database itself (closed, `CHANGES_TRUNCATED`) and a change too
+ * large for the server (`TooLarge`) reject.
  *
  * `onConfirmed({ seq, lastSeq, bytes, streamSeq, duplicate })`, if given, is called for each change JetStream
  * confirmed, in order. Returns `{ done, position() }`: `position()` is the last change
@@ -72,6 +73,8 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
     try {
       const feed = db.changes({ since: state.lastSeq + 1, follow: true, signal: controller.signal });
       for await (const change of feed) {
+        const max = nc.info?.max_payload;
+        if (max && change.bytes.length > max) throw new TooLarge(change, max);
         const publishOptions = { msgID: String(change.seq), ...(headers && { headers: headers(change) }) };
         const entry = { change, ack: js.publish(subject, change.bytes, publishOptions) };
         entry.ack.then(
@@ -124,6 +127,14 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
     }
   })();
   return { done, position: () => ({ lastSeq: state.lastSeq, streamSeq: state.streamSeq }) };
+}
+
+/** A change larger than the server's `max_payload`: it can never be published. */
+export class TooLarge extends Error {
+  constructor(change, max) {
+    super(`change ${change.seq} is ${change.bytes.length} bytes, more than the NATS server's max_payload (${max}): raise max_payload in its configuration`);
+    this.name = "TooLarge";
+  }
 }
 
 /** JetStream did not confirm the publish of change `seq` (timeout, no stream, connection lost). */
