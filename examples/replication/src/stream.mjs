@@ -2,7 +2,6 @@
 // checkpoints: their names and how they are created (idempotently, by the leader and by
 // followers alike, whoever comes first).
 import { jetstreamManager } from "@nats-io/jetstream";
-import { nanos } from "@nats-io/transport-node";
 
 /** Names of one replicated database's stream, subject and checkpoint bucket. */
 export function streamNames(name = "SHALEDB") {
@@ -20,7 +19,7 @@ export function streamNames(name = "SHALEDB") {
 export async function ensureStream(nc, { name, duplicateWindowMs = 120_000 } = {}) {
   const { stream, subject } = streamNames(name);
   const jsm = await jetstreamManager(nc);
-  const config = { name: stream, subjects: [subject], storage: "file", duplicate_window: nanos(duplicateWindowMs) };
+  const config = { name: stream, subjects: [subject], storage: "file", duplicate_window: duplicateWindowMs * 1_000_000 }; // ns
   try {
     await jsm.streams.add(config);
   } catch (e) {
