@@ -38,11 +38,14 @@ test("a browser follower over NATS's WebSocket listener converges to the leader"
   }, nats.wsUrl);
   await leader.waitFor("written");
   const l = await stop(leader);
-  await page.waitForFunction(
-    async (seq) => globalThis.followerError !== undefined || (await globalThis.db.sequence()) >= seq,
-    l.sequence,
-    { timeout: 60_000, polling: 100 },
-  );
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    const done = await page.evaluate(
+      async (seq) => globalThis.followerError !== undefined || (await globalThis.db.sequence()) >= seq,
+      l.sequence,
+    );
+    if (done) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const s = await page.evaluate(async () => ({
     error: globalThis.followerError ?? null,
     sequence: await globalThis.db.sequence(),
