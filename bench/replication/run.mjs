@@ -6,7 +6,8 @@
 //      its maximum unsynced rate, `leader/batches/max`;
 //   2. the leader writes at 50% and at 90% of that rate while it forwards, with 1 and with 3
 //      followers: forwarding throughput (`forward/batches|mb/<load>pct/<n>f`, batches/s and
-//      MB/s of change encodings confirmed by JetStream) and the lag from the leader's commit to
+//      MB/s of change encodings confirmed by JetStream; `write/batches/...`: the rate the
+//      leader achieved) and the lag from the leader's commit to
 //      each follower's apply (`lag/p50|p99/<load>pct/<n>f`, ms, over all followers' samples);
 //   3. the leader writes as fast as it can while it forwards, 1 follower: `forward/batches/max/1f`
 //      against the leader's own rate in that run (`write/batches/max/1f`).
@@ -87,6 +88,8 @@ for (const followers of [1, 3]) {
     console.error(`== ${pct}% load (${rate.toFixed(0)} batches/s), ${followers} follower(s) (${load()})`);
     const { done, stopped } = await runCase({ rate, followers });
     const name = `${pct}pct/${followers}f`;
+    // What the leader achieved (the pacing cannot catch up when the machine is saturated).
+    figure(`write/batches/${name}`, "batches/s", done.writeBatchesPerSec);
     figure(`forward/batches/${name}`, "batches/s", done.forwardBatchesPerSec);
     figure(`forward/mb/${name}`, "MB/s", done.forwardMBPerSec);
     // Percentiles over every follower's samples: the worst follower's p99 is reported too.

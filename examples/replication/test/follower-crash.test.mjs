@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { caughtUp, scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
 
-test("a follower SIGKILLed mid-stream restarts and converges with no gap and no duplicate", async () => {
+test("a follower SIGKILLed mid-stream restarts and converges with no gap and no duplicate", async (t) => {
   const nats = await startNatsServer();
   const tmp = scratch();
   after(async () => {
@@ -28,6 +28,7 @@ test("a follower SIGKILLed mid-stream restarts and converges with no gap and no 
   const l = await stop(leader);
   await caughtUp(second, l.sequence);
   const s = await stop(second);
+  t.diagnostic(`killed after it reported ${killedAt}, reopened at ${ready.sequence}; after the restart ${s.applied} changes applied, ${s.skipped} redelivered ones skipped`);
   assert.equal(s.sequence, l.sequence);
   assert.equal(s.sha256, l.sha256);
   assert.equal(s.entries, l.entries);
