@@ -1,9 +1,19 @@
 // The forwarder, in the leader's process: the database's change feed, published in order to the
 // JetStream stream, each change under message id = its `seq`, many publishes in flight; the
-// durable change cursor "nats" advances only over changes JetStream has confirmed. After a crash
-// the forwarder starts again from the cursor: changes published but not yet acked are sent again
-// and the stream's duplicate window drops them (stream.mjs), so none is lost or stored twice.
-import { jetstream } from "@nats-io/jetstream";
+// durable change cursor "nats" advances only over changes JetStream has confirmed.
+//
+// The stream stays the feed's exact order, with no change missing between two others, even
+// when publishes in flight are lost (a connection drop loses change N while N+1, still in the
+// client's buffer, is sent after the reconnect): each publish expects the stream's last message
+// id to be the previous change's (`Nats-Expected-Last-Msg-Id`), so N+1 is refused rather than
+// stored before N, and the forwarder starts a new pass after the last change JetStream holds.
+//
+// After a crash the forwarder restarts from its cursor, which is at or behind what the stream
+// holds; it asks the stream for its last message and continues after it (a change the stream
+// holds is not sent again). Should it send one again all the same (the stream could not be
+// asked), the duplicate window drops it (message id = `seq`, stream.mjs): none is lost or
+// stored twice.
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { streamNames } from "./stream.mjs";
 
 /** Options and their defaults. */
@@ -21,9 +31,9 @@ const defaults = {
 /**
  * Forwards `db`'s changes to the stream until `signal` aborts; resolves when it has stopped
  * (after a last cursor ack of what was confirmed). A failed publish does not end it: it waits
- * `retryMs` and reads the feed again after the last confirmed change (re-sends are dropped as
- * duplicates). Errors of the database itself (closed, `CHANGES_TRUNCATED`) and a change too
- * large for the server (`TooLarge`) reject.
+ * `retryMs` and starts a new pass after the last change the stream holds. Errors of the
+ * database itself (closed, `CHANGES_TRUNCATED`), a change too large for the server
+ * (`TooLarge`) and a stream ahead of the database (`StreamAhead`) reject.
  *
  * `onConfirmed({ seq, lastSeq, bytes, streamSeq, duplicate })`, if given, is called for each change JetStream
  * confirmed, in order. Returns `{ done, position() }`: `position()` is the last change
@@ -33,9 +43,35 @@ const defaults = {
  */
 export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, headers, ...options } = {}) {
   const o = { ...defaults, ...options };
-  const { subject } = streamNames(name);
+  const { stream, subject } = streamNames(name);
   const js = jetstream(nc);
   const state = { lastSeq: 0, streamSeq: 0, acked: 0 };
+
+  // Where the pass starts: after the confirmed position, or after the last change the stream
+  // holds if that is further; and the message id the first publish expects last in the stream.
+  async function startOfPass() {
+    let last;
+    try {
+      const jsm = await jetstreamManager(nc);
+      last = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+    } catch (e) {
+      throw new PublishFailed(state.lastSeq + 1, e);
+    }
+    if (!last) return { expect: undefined };
+    const lastId = Number(last.header?.get("Nats-Msg-Id"));
+    if (!(lastId > 0)) throw new Error(`the stream's last message (${last.seq}) has no change sequence as its message id`);
+    const sequence = await db.sequence();
+    if (lastId > sequence) throw new StreamAhead(lastId, sequence);
+    if (lastId > state.lastSeq) {
+      // The stream holds changes up to the one starting at lastId: continue after it.
+      for await (const c of db.changes({ since: lastId, limit: 1 })) {
+        if (c.seq !== lastId) throw new StreamAhead(lastId, sequence);
+        state.lastSeq = c.lastSeq;
+        state.streamSeq = last.seq;
+      }
+    }
+    return { expect: String(lastId) };
+  }
 
   // Acks the cursor up to the last confirmed change; one ack at a time.
   let acking = Promise.resolve();
@@ -71,11 +107,17 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
       advance();
     };
     try {
+      let { expect } = await startOfPass();
       const feed = db.changes({ since: state.lastSeq + 1, follow: true, signal: controller.signal });
       for await (const change of feed) {
         const max = nc.info?.max_payload;
         if (max && change.bytes.length > max) throw new TooLarge(change, max);
-        const publishOptions = { msgID: String(change.seq), ...(headers && { headers: headers(change) }) };
+        const publishOptions = {
+          msgID: String(change.seq),
+          ...(expect && { expect: { lastMsgID: expect } }),
+          ...(headers && { headers: headers(change) }),
+        };
+        expect = String(change.seq);
         const entry = { change, ack: js.publish(subject, change.bytes, publishOptions) };
         entry.ack.then(
           (pubAck) => {
@@ -127,6 +169,18 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
     }
   })();
   return { done, position: () => ({ lastSeq: state.lastSeq, streamSeq: state.streamSeq }) };
+}
+
+/**
+ * The stream holds a change the database does not have: it belongs to another database, or the
+ * leader lost unsynced writes it had forwarded (a power loss; docs/SCALING.md). Followers hold
+ * changes the leader will reuse sequence numbers for: they must bootstrap again.
+ */
+export class StreamAhead extends Error {
+  constructor(lastId, sequence) {
+    super(`the stream's last change starts at ${lastId}, but this database has no such change (its sequence is ${sequence}): the stream belongs to another database or the leader lost forwarded writes`);
+    this.name = "StreamAhead";
+  }
 }
 
 /** A change larger than the server's `max_payload`: it can never be published. */

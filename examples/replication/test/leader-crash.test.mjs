@@ -1,7 +1,8 @@
 // The leader SIGKILLed while it forwards restarts, resumes from its durable cursor and loses
-// nothing: the re-sent changes (published before the crash, acked after it) are dropped by
-// JetStream's duplicate window, so the stream holds every change once, in order; a follower
-// converges to the leader's checksum.
+// nothing: the changes published before the crash and not yet acked are not stored again (the
+// forwarder continues after the stream's last message; a re-send would be dropped by the
+// duplicate window), so the stream holds every change once, in order; a follower converges to
+// the leader's checksum.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
@@ -28,6 +29,7 @@ test("the leader SIGKILLed mid-forwarding resumes from its cursor with none lost
   await second.waitFor("written");
   const l = await stop(second);
   t.diagnostic(`restarted at sequence ${ready.sequence} with the cursor at ${ready.cursor}; ${l.duplicates} re-sent changes dropped as duplicates`);
+  assert.ok(ready.cursor < ready.sequence, "killed with changes not yet acked (mid-forwarding)");
   assert.equal(l.confirmed, l.sequence);
   assert.equal(l.cursor, l.sequence);
 
