@@ -4,7 +4,7 @@
 // message with header Commit-Time: the wall clock in ms, from the batch's meta, taken just
 // before `db.batch`) while it writes at --rate batches/s (0: as fast as it can) for --seconds,
 // then waits until JetStream confirmed every change; reports what it wrote and forwarded.
-import { connect, headers } from "@nats-io/transport-node";
+import { connect } from "@nats-io/transport-node";
 import { emit, options } from "../../examples/replication/src/cli.mjs";
 import { startForwarder } from "../../examples/replication/src/forwarder.mjs";
 import { ensureStream } from "../../examples/replication/src/stream.mjs";
@@ -28,10 +28,8 @@ if (o.mode === "max") {
   const forwarding = new AbortController();
   const forwarder = startForwarder(db, nc, {
     signal: forwarding.signal,
-    headers: (change) => {
-      const h = headers();
+    annotate: (change, h) => {
       if (change.meta) h.set("Commit-Time", String(JSON.parse(dec.decode(change.meta)).at));
-      return h;
     },
     onConfirmed: (c) => {
       forwarded++;

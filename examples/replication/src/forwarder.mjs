@@ -10,11 +10,15 @@
 //
 // After a crash the forwarder restarts from its cursor, which is at or behind what the stream
 // holds; it asks the stream for its last message and continues after it (a change the stream
-// holds is not sent again). Should it send one again all the same (the stream could not be
-// asked), the duplicate window drops it (message id = `seq`, stream.mjs): none is lost or
-// stored twice.
+// holds is not sent again). Should one be sent again all the same (two forwarders for a while),
+// the duplicate window drops it (message id = `seq`, stream.mjs): none is lost or stored twice.
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { headers } from "@nats-io/nats-core";
 import { streamNames } from "./stream.mjs";
+
+/** Headers of each message: its change's `seq` (JetStream's message id) and `lastSeq`. */
+const MSG_ID = "Nats-Msg-Id";
+const LAST_SEQ = "Shaledb-Last-Seq";
 
 /** Options and their defaults. */
 const defaults = {
@@ -38,17 +42,21 @@ const defaults = {
  * `onConfirmed({ seq, lastSeq, bytes, streamSeq, duplicate })`, if given, is called for each change JetStream
  * confirmed, in order. Returns `{ done, position() }`: `position()` is the last change
  * confirmed in order, `{ lastSeq, streamSeq }` (what bootstrap.mjs records with a checkpoint).
- * `onRetry(error)` is called for each publish failure before the retry. `headers(change)`, if
- * given, returns NATS headers to publish the change with (the benchmark sends its commit time).
+ * `onRetry(error)` is called for each publish failure before the retry. `annotate(change, h)`,
+ * if given, may add NATS headers to `h`, the message's (the benchmark sends its commit time).
  */
-export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, headers, ...options } = {}) {
+export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, annotate, ...options } = {}) {
   const o = { ...defaults, ...options };
   const { stream, subject } = streamNames(name);
   const js = jetstream(nc);
   const state = { lastSeq: 0, streamSeq: 0, acked: 0 };
 
-  // Where the pass starts: after the confirmed position, or after the last change the stream
-  // holds if that is further; and the message id the first publish expects last in the stream.
+  // Where the pass starts: right after the last change the stream holds (each message carries
+  // its change's last sequence number in header Shaledb-Last-Seq), which is normally at or after
+  // the confirmed position (further after a crash: those are not sent again). Before it only if
+  // the stream lost changes JetStream had confirmed (or was purged): then they are sent again,
+  // if the leader still keeps them (else CHANGES_TRUNCATED: followers must bootstrap again).
+  // Returns the message id the first publish expects last in the stream.
   async function startOfPass() {
     let last;
     try {
@@ -57,20 +65,15 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
     } catch (e) {
       throw new PublishFailed(state.lastSeq + 1, e);
     }
-    if (!last) return { expect: undefined };
-    const lastId = Number(last.header?.get("Nats-Msg-Id"));
-    if (!(lastId > 0)) throw new Error(`the stream's last message (${last.seq}) has no change sequence as its message id`);
+    if (!last) return undefined;
+    const lastId = last.header?.get(MSG_ID);
+    const lastSeq = Number(last.header?.get(LAST_SEQ));
+    if (!lastId || !(lastSeq > 0)) throw new Error(`the stream's last message (${last.seq}) is not a change of this forwarder`);
     const sequence = await db.sequence();
-    if (lastId > sequence) throw new StreamAhead(lastId, sequence);
-    if (lastId > state.lastSeq) {
-      // The stream holds changes up to the one starting at lastId: continue after it.
-      for await (const c of db.changes({ since: lastId, limit: 1 })) {
-        if (c.seq !== lastId) throw new StreamAhead(lastId, sequence);
-        state.lastSeq = c.lastSeq;
-        state.streamSeq = last.seq;
-      }
-    }
-    return { expect: String(lastId) };
+    if (lastSeq > sequence) throw new StreamAhead(lastSeq, sequence);
+    state.lastSeq = lastSeq;
+    state.streamSeq = last.seq;
+    return lastId;
   }
 
   // Acks the cursor up to the last confirmed change; one ack at a time.
@@ -107,16 +110,15 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
       advance();
     };
     try {
-      let { expect } = await startOfPass();
+      let expect = await startOfPass();
       const feed = db.changes({ since: state.lastSeq + 1, follow: true, signal: controller.signal });
       for await (const change of feed) {
         const max = nc.info?.max_payload;
         if (max && change.bytes.length > max) throw new TooLarge(change, max);
-        const publishOptions = {
-          msgID: String(change.seq),
-          ...(expect && { expect: { lastMsgID: expect } }),
-          ...(headers && { headers: headers(change) }),
-        };
+        const h = headers();
+        h.set(LAST_SEQ, String(change.lastSeq));
+        annotate?.(change, h);
+        const publishOptions = { msgID: String(change.seq), headers: h, ...(expect && { expect: { lastMsgID: expect } }) };
         expect = String(change.seq);
         const entry = { change, ack: js.publish(subject, change.bytes, publishOptions) };
         entry.ack.then(
@@ -177,8 +179,8 @@ export function startForwarder(db, nc, { name, signal, onConfirmed, onRetry, hea
  * changes the leader will reuse sequence numbers for: they must bootstrap again.
  */
 export class StreamAhead extends Error {
-  constructor(lastId, sequence) {
-    super(`the stream's last change starts at ${lastId}, but this database has no such change (its sequence is ${sequence}): the stream belongs to another database or the leader lost forwarded writes`);
+  constructor(lastSeq, sequence) {
+    super(`the stream's last change ends at sequence ${lastSeq}, past this database's (${sequence}): the stream belongs to another database or the leader lost forwarded writes`);
     this.name = "StreamAhead";
   }
 }
