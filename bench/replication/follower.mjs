@@ -9,11 +9,11 @@ import { startFollower } from "../../examples/replication/src/follower.mjs";
 import { ensureStream } from "../../examples/replication/src/stream.mjs";
 import { openDatabase } from "../../examples/replication/src/workload.mjs";
 
-const o = options({ data: "", nats: "", durable: "f", "warmup-ms": 1000 });
+const o = options({ data: "", nats: "", durable: "f", "warmup-ms": 1000, "engine-thread": "own" });
 const signal = stopSignal();
 const nc = await connect({ servers: o.nats });
 await ensureStream(nc);
-const db = await openDatabase(o.data, { follower: true });
+const db = await openDatabase(o.data, { follower: true, engineThread: o["engine-thread"] });
 const lags = [];
 let countFrom = Infinity;
 let sequence = 0;

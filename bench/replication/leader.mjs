@@ -10,8 +10,8 @@ import { startForwarder } from "../../examples/replication/src/forwarder.mjs";
 import { ensureStream } from "../../examples/replication/src/stream.mjs";
 import { openDatabase, writeBatches } from "../../examples/replication/src/workload.mjs";
 
-const o = options({ data: "", nats: "", mode: "run", rate: 0, seconds: 5, size: 100 });
-const db = await openDatabase(o.data);
+const o = options({ data: "", nats: "", mode: "run", rate: 0, seconds: 5, size: 100, "engine-thread": "own" });
+const db = await openDatabase(o.data, { engineThread: o["engine-thread"] });
 const seconds = (t0) => (performance.now() - t0) / 1000;
 
 if (o.mode === "max") {

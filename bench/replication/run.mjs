@@ -13,7 +13,8 @@
 //      against the leader's own rate in that run (`write/batches/max/1f`).
 //
 //   node bench/replication/run.mjs            # ~1-2 minutes
-//   REPLICATION_BENCH_SECONDS=4 node bench/replication/run.mjs
+//   REPLICATION_BENCH_SECONDS=4 node bench/replication/run.mjs   # seconds of writing per case (6)
+//   REPLICATION_BENCH_ENGINE_THREAD=caller node ...               # the Promise API's engineThread
 //
 // Prints one JSON line per figure (suite "replication") and appends them to
 // $SHALEDB_BENCH_RESULTS/replication.jsonl (bench/run-replication.sh sets it to bench/results).
@@ -27,6 +28,8 @@ import { spawnScript, stop } from "../../examples/replication/src/processes.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url));
 const seconds = Number(process.env.REPLICATION_BENCH_SECONDS ?? 6);
+// The Promise API's engine thread of the leader and the followers ("own" or "caller").
+const engineThread = process.env.REPLICATION_BENCH_ENGINE_THREAD ?? "own";
 const run = process.env.SHALEDB_BENCH_RUN ?? new Date().toISOString().replace(/\.\d+Z$/, "Z");
 const machine = host();
 
@@ -55,11 +58,11 @@ async function runCase({ rate, followers }) {
   const procs = [];
   try {
     const fs = Array.from({ length: followers }, (_, i) =>
-      spawnScript(join(here, "follower.mjs"), { data: join(dir, `f${i}`), nats: nats.url, durable: `f${i}` }),
+      spawnScript(join(here, "follower.mjs"), { data: join(dir, `f${i}`), nats: nats.url, durable: `f${i}`, "engine-thread": engineThread }),
     );
     procs.push(...fs);
     for (const f of fs) await f.waitFor("ready");
-    const leader = spawnScript(join(here, "leader.mjs"), { data: join(dir, "leader"), nats: nats.url, rate, seconds });
+    const leader = spawnScript(join(here, "leader.mjs"), { data: join(dir, "leader"), nats: nats.url, rate, seconds, "engine-thread": engineThread });
     procs.push(leader);
     const done = await leader.waitFor("done", () => true, (seconds + 90) * 1000);
     await leader.exited;
@@ -76,7 +79,7 @@ async function runCase({ rate, followers }) {
 
 console.error(`== leader alone, as fast as it can (${seconds} s; ${load()})`);
 const dir = mkdtempSync(join(tmpdir(), "shaledb-bench-replication-"));
-const alone = spawnScript(join(here, "leader.mjs"), { data: join(dir, "leader"), mode: "max", seconds });
+const alone = spawnScript(join(here, "leader.mjs"), { data: join(dir, "leader"), mode: "max", seconds, "engine-thread": engineThread });
 const max = await alone.waitFor("max", () => true, (seconds + 60) * 1000);
 await alone.exited;
 rmSync(dir, { recursive: true, force: true });

@@ -9,11 +9,12 @@ const enc = new TextEncoder();
 /**
  * Opens the database at `dir` with binary keys and values: the leader with `changes` retention
  * (its feed keeps batches past flush while the forwarder's cursor needs them), a follower with
- * `{ follower: true }` (read-only but for applyChanges).
+ * `{ follower: true }` (read-only but for applyChanges). `engineThread`: the Promise API's
+ * `"own"` (default: the engine in its worker thread) or `"caller"`.
  */
-export function openDatabase(dir, { follower = false } = {}) {
-  const encodings = { keyEncoding: "binary", valueEncoding: "binary" };
-  return follower ? open(dir, { ...encodings, follower: true }) : open(dir, { ...encodings, changes: { retainMs: 60_000 } });
+export function openDatabase(dir, { follower = false, engineThread } = {}) {
+  const common = { keyEncoding: "binary", valueEncoding: "binary", ...(engineThread && { engineThread }) };
+  return follower ? open(dir, { ...common, follower: true }) : open(dir, { ...common, changes: { retainMs: 60_000 } });
 }
 
 /** The keyspaces of `db` the workload writes: `[default (db itself), accounts, events]`. */
