@@ -34,7 +34,7 @@ const run = process.env.SHALEDB_BENCH_RUN ?? new Date().toISOString().replace(/\
 const machine = host();
 
 function figure(caseName, metric, value) {
-  const line = JSON.stringify({ suite: "replication", case: caseName, engine: "shaledb", metric, value: Math.round(value * 1000) / 1000, run, host: machine });
+  const line = JSON.stringify({ suite: "replication", case: caseName, engine: engineThread === "own" ? "shaledb" : `shaledb-${engineThread}`, metric, value: Math.round(value * 1000) / 1000, run, host: machine });
   console.log(line);
   const dir = process.env.SHALEDB_BENCH_RESULTS;
   if (dir) {
