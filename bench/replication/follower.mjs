@@ -15,25 +15,40 @@ const nc = await connect({ servers: o.nats });
 await ensureStream(nc);
 const db = await openDatabase(o.data, { follower: true, engineThread: o["engine-thread"] });
 const lags = [];
+// The parts of each lag: commit to the forwarder's feed, feed to this process, the apply.
+const parts = { feed: [], transit: [], apply: [] };
+let received = 0;
 let countFrom = Infinity;
 let sequence = 0;
 const follower = await startFollower(db, nc, {
   durable: o.durable,
   signal,
+  onMessage: () => (received = performance.timeOrigin + performance.now()),
   onApplied: ({ lastSeq, message }) => {
     sequence = lastSeq;
     const at = Number(message.headers?.get("Commit-Time"));
     if (!at) return;
     if (countFrom === Infinity) countFrom = at + o["warmup-ms"];
-    if (at >= countFrom) lags.push(performance.timeOrigin + performance.now() - at);
+    if (at < countFrom) return;
+    const now = performance.timeOrigin + performance.now();
+    const fed = Number(message.headers?.get("Feed-Time"));
+    lags.push(now - at);
+    parts.feed.push(fed - at);
+    parts.transit.push(received - fed);
+    parts.apply.push(now - received);
   },
 });
 emit("ready");
 const progress = setInterval(() => emit("progress", { sequence }), 100);
 await follower.done;
 clearInterval(progress);
-lags.sort((a, b) => a - b);
-const pct = (p) => (lags.length ? lags[Math.min(lags.length - 1, Math.floor((p / 100) * lags.length))] : null);
-emit("stopped", { sequence, samples: lags.length, p50: pct(50), p99: pct(99), p999: pct(99.9), max: lags.at(-1) ?? null });
+const percentile = (xs, p) => {
+  if (!xs.length) return null;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const pct = (p) => percentile(lags, p);
+const breakdown = Object.fromEntries(Object.entries(parts).map(([k, xs]) => [k, { p50: percentile(xs, 50), p99: percentile(xs, 99) }]));
+emit("stopped", { sequence, samples: lags.length, p50: pct(50), p99: pct(99), p999: pct(99.9), max: lags.at(-1) ?? null, breakdown });
 await db.close();
 await nc.close();

@@ -2,7 +2,7 @@
 // it can for --seconds with no forwarder, and reports its rate (the leader's maximum unsynced
 // rate). `--mode run`: forwards its change feed (examples/replication/src/forwarder.mjs, each
 // message with header Commit-Time: the wall clock in ms, from the batch's meta, taken just
-// before `db.batch`) while it writes at --rate batches/s (0: as fast as it can) for --seconds,
+// before `db.batch`, and Feed-Time: when the forwarder got it from the feed) while it writes at --rate batches/s (0: as fast as it can) for --seconds,
 // then waits until JetStream confirmed every change; reports what it wrote and forwarded.
 import { connect } from "@nats-io/transport-node";
 import { emit, options } from "../../examples/replication/src/cli.mjs";
@@ -30,6 +30,7 @@ if (o.mode === "max") {
     signal: forwarding.signal,
     annotate: (change, h) => {
       if (change.meta) h.set("Commit-Time", String(JSON.parse(dec.decode(change.meta)).at));
+      h.set("Feed-Time", String(performance.timeOrigin + performance.now()));
     },
     onConfirmed: (c) => {
       forwarded++;

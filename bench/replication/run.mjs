@@ -99,6 +99,8 @@ for (const followers of [1, 3]) {
     figure(`lag/p50/${name}`, "ms", Math.max(...stopped.map((s) => s.p50)));
     figure(`lag/p99/${name}`, "ms", Math.max(...stopped.map((s) => s.p99)));
     console.error(`   leader wrote ${done.writeBatchesPerSec.toFixed(0)} batches/s; backlog when writes stopped ${done.backlogAtEnd}; per follower p50/p99/max ms: ${stopped.map((s) => `${s.p50?.toFixed(2)}/${s.p99?.toFixed(2)}/${s.max?.toFixed(1)} (${s.samples})`).join(", ")}`);
+    const b = stopped[0].breakdown;
+    console.error(`   follower 1's lag in parts, p50/p99 ms: commit to the forwarder's feed ${b.feed.p50?.toFixed(2)}/${b.feed.p99?.toFixed(2)}, to the follower ${b.transit.p50?.toFixed(2)}/${b.transit.p99?.toFixed(2)}, apply ${b.apply.p50?.toFixed(2)}/${b.apply.p99?.toFixed(2)}`);
   }
 }
 

@@ -31,9 +31,10 @@ async function startSequence(jsm, stream, durable, startStreamSeq) {
  * `signal` aborts. `durable` names this follower's consumer (one per follower). Returns
  * `{ done }`: resolves when stopped by `signal`, rejects on any error of the database
  * (CHANGE_GAP, closed) or of JetStream. `onApplied({ applied, lastSeq, streamSeq, message })`
- * is called after each message (`message`: the JetStream message, with its headers).
+ * is called after each message (`message`: the JetStream message, with its headers);
+ * `onMessage(message)` before its apply.
  */
-export async function startFollower(db, nc, { name, durable, startStreamSeq, signal, onApplied, batch = 512 } = {}) {
+export async function startFollower(db, nc, { name, durable, startStreamSeq, signal, onMessage, onApplied, batch = 512 } = {}) {
   const { stream } = streamNames(name);
   const jsm = await jetstreamManager(nc);
   const start = await startSequence(jsm, stream, durable, startStreamSeq);
@@ -52,6 +53,7 @@ export async function startFollower(db, nc, { name, durable, startStreamSeq, sig
   const done = (async () => {
     try {
       for await (const m of messages) {
+        onMessage?.(m);
         const result = await db.applyChanges(m.data);
         m.ack();
         onApplied?.({ ...result, streamSeq: m.seq, message: m });
