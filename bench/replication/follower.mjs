@@ -49,6 +49,6 @@ const percentile = (xs, p) => {
 };
 const pct = (p) => percentile(lags, p);
 const breakdown = Object.fromEntries(Object.entries(parts).map(([k, xs]) => [k, { p50: percentile(xs, 50), p99: percentile(xs, 99) }]));
-emit("stopped", { sequence, samples: lags.length, p50: pct(50), p99: pct(99), p999: pct(99.9), max: lags.at(-1) ?? null, breakdown });
+emit("stopped", { sequence, samples: lags.length, p50: pct(50), p99: pct(99), p999: pct(99.9), max: lags.length ? Math.max(...lags) : null, breakdown });
 await db.close();
 await nc.close();
