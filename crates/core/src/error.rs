@@ -197,6 +197,32 @@ pub enum Error {
         id: u64,
     },
 
+    /// A change feed was asked to start below the oldest batch the database still keeps:
+    /// those batches were flushed and their logs removed (no change cursor, age or size limit
+    /// held them). `oldest` is the sequence number the retained changes start at.
+    #[error("changes since sequence number {since} are no longer kept: the oldest kept starts at {oldest}")]
+    ChangesTruncated {
+        /// The sequence number asked for.
+        since: u64,
+        /// The first sequence number of the oldest batch kept.
+        oldest: u64,
+    },
+
+    /// A follower was given a change that does not continue what it holds: `expected` is the
+    /// sequence number the next change must start at. Nothing was written.
+    #[error("change gap: the next change must start at sequence number {expected}, not {got}; nothing was written")]
+    ChangeGap {
+        /// The sequence number the next change must start at.
+        expected: u64,
+        /// The sequence number the change starts at.
+        got: u64,
+    },
+
+    /// A write to a database opened as a follower ([`crate::Options::follower`]): only
+    /// [`crate::Db::apply_change`] writes to it. Nothing was written.
+    #[error("read only: {0}")]
+    ReadOnly(String),
+
     /// An earlier write failed in a way that may have left data undurable (a failed fsync, a
     /// full disk); every later write fails with this error. Close and reopen the database to
     /// recover from the write-ahead log.
@@ -237,6 +263,9 @@ impl Error {
             Error::UnknownReservation { .. } => "UNKNOWN_RESERVATION",
             Error::LeaseExpired { .. } => "LEASE_EXPIRED",
             Error::OffsetOutOfRange { .. } => "OFFSET_OUT_OF_RANGE",
+            Error::ChangesTruncated { .. } => "CHANGES_TRUNCATED",
+            Error::ChangeGap { .. } => "CHANGE_GAP",
+            Error::ReadOnly(_) => "READ_ONLY",
             Error::Poisoned {
                 storage_full: true, ..
             } => "QUOTA",

@@ -29,6 +29,32 @@
 //! acknowledgement promises, how a failed fsync or a full disk stops writes ([`Error::Poisoned`])
 //! and what recovery does after a crash are in [`db`].
 //!
+//! # Queues, topic logs and the change feed
+//!
+//! In the same database, atomic with the application's own writes: durable queues with
+//! reliable reads, consumer groups, delays and dead letters ([`queue`]); topic logs with dense
+//! offsets, subscriptions and committed consumer offsets ([`topic`]); and the change feed
+//! ([`Db::changes`]): every committed batch, in commit order, read back from the write-ahead
+//! log, with durable cursors ([`Db::ack_changes`]) and followers that apply it with the
+//! leader's sequence numbers ([`Db::apply_change`]):
+//!
+//! ```
+//! use shaledb::{Change, Db, Options};
+//!
+//! let leader = Db::open_in_memory(Options::default())?;
+//! leader.put(b"k", b"v")?;
+//! let mut options = Options::default();
+//! options.follower = true; // every write but apply_change fails with Error::ReadOnly
+//! let follower = Db::open_in_memory(options)?;
+//! for change in leader.changes(follower.sequence() + 1)? {
+//!     let bytes = change?.to_bytes(); // what a forwarder sends over the network
+//!     follower.apply_change(&Change::from_bytes(&bytes)?, None)?;
+//! }
+//! assert_eq!(follower.get(b"k")?, Some(b"v".to_vec()));
+//! assert_eq!(follower.sequence(), leader.sequence());
+//! # Ok::<(), shaledb::Error>(())
+//! ```
+//!
 //! # The layers you can use on their own
 //!
 //! - [`storage`]: the one I/O seam — a flat directory of named files ([`storage::Storage`]),
@@ -43,10 +69,21 @@
 //! Every error is one [`Error`] enum with a stable [`Error::code`]; corruption errors name the
 //! file and offset. The byte layouts of every file are in `docs/FORMAT.md` in the repository.
 //!
+//! # Feature flags
+//!
+//! - `gzip` (default): RecordIO's gzip codec, for go-sstables files written with it. The
+//!   database never uses gzip; without the feature such a record is
+//!   [`Error::UnsupportedCompression`]. Left out of the WebAssembly build (about 40 KB).
+//! - `lzw` (default): RecordIO's LZW decoder, for go-sstables' legacy LZW files; likewise.
+//! - `testing`: the fault-injecting storage (`storage::faulty::FaultyStorage`) the crash and
+//!   fault-sweep tests use: fail or crash at the Nth I/O call, Linux's fsync error semantics,
+//!   power losses that drop unsynced pages in any order.
+//!
 //! The engine's inner layers (the internal key model, the write path, versions, compaction,
 //! iterators, memtables) are public for the WebAssembly bindings, the benchmarks and the
 //! tests, but hidden here: they are not a stable API.
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 // On wasm32 nothing is `Send`/`Sync` (JS-backed storage; no threads) and `std::fs::File` is an
 // empty stub, so these two lints only flag the single-threaded build.
 #![cfg_attr(
@@ -89,7 +126,7 @@ pub mod version;
 pub mod write;
 
 pub use db::{
-    Batch, Db, IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions,
-    RESERVED_KEYSPACE_PREFIX,
+    Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, Db, IterOptions, Keyspace, Options,
+    Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
 };
 pub use error::{Error, Result};

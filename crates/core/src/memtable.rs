@@ -289,6 +289,12 @@ impl MemTable {
                 BatchOp::Put { key, .. } => (key.len(), ValueKind::Value),
                 BatchOp::Delete { key } => (key.len(), ValueKind::Tombstone),
                 BatchOp::DeleteRange { start, .. } => (start.len(), ValueKind::RangeTombstone),
+                // Not a key: it only takes its sequence number, which the memtable's newest
+                // sequence number must still cover (a flush records it as the last one).
+                BatchOp::Annotation { .. } => {
+                    self.max_seq.fetch_max(seq, AtomicOrdering::Relaxed);
+                    continue;
+                }
             };
             self.insert_data(Arc::from(raw.span), key_len, raw.second_at, seq, kind);
         }

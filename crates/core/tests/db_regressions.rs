@@ -358,3 +358,41 @@ fn empty_batch_at_sequence_zero_in_a_wal_replays_without_overflow() {
     let db = Db::open_storage(Arc::new(storage), small()).unwrap();
     assert_eq!(db.get(b"b").unwrap(), Some(b"2".to_vec()));
 }
+
+/// The change feed from a sequence number inside a batch (past its first operation) starts at
+/// the next batch; it used to report corruption ("expected sequence number 2, found 3").
+#[test]
+fn change_feed_from_inside_a_batch_starts_at_the_next_batch() {
+    let db = Db::open_storage(Arc::new(MemoryStorage::new()), small()).unwrap();
+    let ks = db.default_keyspace();
+    let mut batch = shaledb::Batch::new();
+    batch.put(&ks, b"a", b"1").unwrap();
+    batch.put(&ks, b"b", b"2").unwrap();
+    db.write(&batch, WriteOptions::default()).unwrap();
+    ks.put(b"c", b"3").unwrap();
+    let seqs: Vec<u64> = db.changes(2).unwrap().map(|c| c.unwrap().seq()).collect();
+    assert_eq!(seqs, vec![3]);
+}
+
+/// A feed that yielded a batch, then found nothing newer, yields the next batch committed: it
+/// used to keep the log reader of the first read, which did not see the new batch, and return
+/// `None` once (a following reader lagged by one commit).
+#[test]
+fn a_feed_sees_a_batch_committed_after_it_caught_up() {
+    let dir = std::env::temp_dir().join(format!("shaledb-feed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut o = small();
+    o.wal_preallocation = 0;
+    let db = Db::open(&dir, o.clone()).unwrap();
+    let ks = db.default_keyspace();
+    ks.put(b"a", b"1").unwrap();
+    let mut feed = db.changes(1).unwrap();
+    assert_eq!(feed.try_next().unwrap().unwrap().seq(), 1);
+    assert!(feed.try_next().unwrap().is_none());
+    ks.put(b"b", b"2").unwrap();
+    assert_eq!(feed.try_next().unwrap().map(|c| c.seq()), Some(2));
+    ks.put(b"c", b"3").unwrap();
+    assert_eq!(feed.try_next().unwrap().map(|c| c.seq()), Some(3));
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,6 +11,7 @@ use shaledb::db::{Budget, Options};
 use shaledb::queue::{Lease, PushOptions, Queue};
 use shaledb::topic::Topic;
 use shaledb::{Batch, Db, Error, Keyspace, WriteOptions};
+use shaledb::{ChangeRetention, Changes};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::{invalid, js_number, js_result, JsResult};
@@ -33,6 +34,8 @@ pub struct DbEntry {
     pub queues: Vec<Option<Queue>>,
     /// The topic handles JavaScript opened, by number (`None`: its topic was deleted).
     pub topics: Vec<Option<Topic>>,
+    /// Change feeds kept open for the next read to continue from ([`crate::changes`]).
+    pub feeds: RefCell<Vec<Changes>>,
     /// Bytes written since the last inline maintenance step.
     debt: Cell<u64>,
 }
@@ -102,7 +105,9 @@ fn size_option(name: &str, value: f64, min: u64, max: u64) -> JsResult<usize> {
     Ok(value as usize)
 }
 
-/// Opens the database stored through `host`. Sizes of 0 keep the defaults.
+/// Opens the database stored through `host`. Sizes of 0 keep the defaults. `follower`: see
+/// [`Options::follower`]. `retain_changes`: keep changes ([`Options::change_retention`]) for
+/// `retain_ms` and `retain_bytes` (below 0: no such limit).
 #[wasm_bindgen(js_name = dbOpen)]
 #[allow(
     clippy::too_many_arguments,
@@ -116,6 +121,10 @@ pub fn db_open(
     block_cache_size: f64,
     compression: bool,
     bloom_bits_per_key: u32,
+    follower: bool,
+    retain_changes: bool,
+    retain_ms: f64,
+    retain_bytes: f64,
 ) -> JsResult<u32> {
     let mut options = Options::default();
     options.background_thread = false;
@@ -126,6 +135,13 @@ pub fn db_open(
         size_option("blockCacheSize", block_cache_size, 0, 4_000_000_000)? as u64;
     options.compression = compression;
     options.bloom_bits_per_key = bloom_bits_per_key;
+    options.follower = follower;
+    if retain_changes {
+        let mut retention = ChangeRetention::cursors_only();
+        retention.age_ms = (retain_ms >= 0.0).then_some(retain_ms as u64);
+        retention.bytes = (retain_bytes >= 0.0).then_some(retain_bytes as u64);
+        options.change_retention = Some(retention);
+    }
     let db = js_result(Db::open_storage(Arc::new(JsStorage::new(host)), options))?;
     let default = db.default_keyspace();
     // wasm32 has no clock of its own: leases, delays and expiry follow JavaScript's.
@@ -136,6 +152,7 @@ pub fn db_open(
             keyspaces: vec![default],
             queues: Vec::new(),
             topics: Vec::new(),
+            feeds: RefCell::new(Vec::new()),
             debt: Cell::new(0),
         })
     }))
@@ -147,6 +164,7 @@ pub fn db_close(db: u32) -> JsResult<()> {
     let Some(entry) = with(&DATABASES, |t| t.remove(db)) else {
         return Ok(());
     };
+    entry.feeds.borrow_mut().clear();
     js_result(entry.db.close())
 }
 
@@ -226,6 +244,7 @@ const OP_PUSH: u8 = 3;
 const OP_ACK: u8 = 4;
 const OP_APPEND: u8 = 5;
 const OP_COMMIT_OFFSET: u8 = 6;
+const OP_META: u8 = 7;
 
 /// Applies a packed batch atomically. `ops` is a sequence of operations, each
 /// `op u8, keyspace u32 LE, key length u32 LE, key, [value length u32 LE, value]` where `op` is
@@ -235,7 +254,8 @@ const OP_COMMIT_OFFSET: u8 = 6;
 /// handle number, and as key 12 bytes: the item id u64 LE and the delivery u32 LE),
 /// 5 (topic append: the topic handle number, and as key one record packed as
 /// [`crate::topics::decode_records`] reads them) or 6 (topic offset commit: the topic handle
-/// number, the group name as key, and as value the offset u64 LE).
+/// number, the group name as key, and as value the offset u64 LE) or 7 (the batch's meta for
+/// the change feed, [`Batch::set_meta`]: keyspace 0, the meta as key).
 #[wasm_bindgen(js_name = dbWrite)]
 pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     js_result(with_db(db, |entry| {
@@ -313,6 +333,10 @@ fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
         if op == OP_APPEND {
             let record = crate::topics::decode_one_record(reader.bytes()?)?;
             batch.append(entry.topic(number)?, record)?;
+            continue;
+        }
+        if op == OP_META {
+            batch.set_meta(reader.bytes()?)?;
             continue;
         }
         if op == OP_COMMIT_OFFSET {
@@ -402,11 +426,13 @@ pub fn db_maintain(db: u32, budget: f64) -> JsResult<bool> {
     }))
 }
 
-/// Writes a consistent copy of `db` into the (empty) storage behind `host`.
+/// Writes a consistent copy of `db` into the (empty) storage behind `host`; returns the
+/// sequence number the copy is consistent at.
 #[wasm_bindgen(js_name = dbCheckpoint)]
-pub fn db_checkpoint(db: u32, host: StorageHost) -> JsResult<()> {
+pub fn db_checkpoint(db: u32, host: StorageHost) -> JsResult<f64> {
     js_result(with_db(db, |entry| {
-        entry.db.checkpoint_to(Arc::new(JsStorage::new(host)))
+        let seq = entry.db.checkpoint_to(Arc::new(JsStorage::new(host)))?;
+        crate::queues::js_id(seq)
     }))
 }
 

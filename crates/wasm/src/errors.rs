@@ -18,6 +18,20 @@ pub fn to_js_error(error: &shaledb::Error) -> JsValue {
         let _ = js_sys::Reflect::set(&js, &JsValue::from_str("first"), &(*first as f64).into());
         let _ = js_sys::Reflect::set(&js, &JsValue::from_str("next"), &(*next as f64).into());
     }
+    let detail = |name: &str, value: u64| {
+        let _ = js_sys::Reflect::set(&js, &JsValue::from_str(name), &(value as f64).into());
+    };
+    match error {
+        shaledb::Error::ChangesTruncated { since, oldest } => {
+            detail("since", *since);
+            detail("oldest", *oldest);
+        }
+        shaledb::Error::ChangeGap { expected, got } => {
+            detail("expected", *expected);
+            detail("got", *got);
+        }
+        _ => {}
+    }
     js.into()
 }
 

@@ -14,6 +14,8 @@
 #![deny(unsafe_code)]
 
 #[cfg(target_arch = "wasm32")]
+mod changes;
+#[cfg(target_arch = "wasm32")]
 mod database;
 mod errors;
 #[cfg(target_arch = "wasm32")]

@@ -95,11 +95,19 @@ async function main(): Promise<void> {
     return;
   }
 
-  // Other tabs of this page show the same database: tell them to redraw after a change. (ShaleDB
-  // does not send change events itself; a BroadcastChannel of the app's own does it.)
-  const changes = new BroadcastChannel("notes-changed");
-  changes.onmessage = () => void run(refresh);
-  const changed = () => changes.postMessage(null);
+  // Other tabs of this page show the same database: every commit, made in this tab or another,
+  // redraws the list (the database's change feed, followed: `NotesStore.watch`). Commits that
+  // come together redraw once; a redraw of its own accord leaves an error shown as it is.
+  let redrawQueued = false;
+  const redrawSoon = () => {
+    if (redrawQueued) return;
+    redrawQueued = true;
+    setTimeout(() => {
+      redrawQueued = false;
+      refresh().catch(showError);
+    }, 0);
+  };
+  void notes.watch(redrawSoon, new AbortController().signal);
 
   // Typing in the search box starts a refresh per key; only the latest one may draw.
   let generation = 0;
@@ -135,7 +143,6 @@ async function main(): Promise<void> {
 
   async function remove(note: StoredNote): Promise<void> {
     await notes.remove(note.key);
-    changed();
     await refresh();
   }
 
@@ -145,7 +152,6 @@ async function main(): Promise<void> {
       await notes.add(titleInput.value.trim(), bodyInput.value);
       addForm.reset();
       titleInput.focus();
-      changed();
       await refresh();
     });
   });
@@ -175,7 +181,6 @@ async function main(): Promise<void> {
       } finally {
         await refresh(); // the old notes if the import failed, the restored ones if not
       }
-      changed();
     });
   });
 

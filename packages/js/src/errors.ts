@@ -25,6 +25,13 @@
  * - `OFFSET_OUT_OF_RANGE`: a topic read or subscription asked for an offset below the first
  *   record the topic still holds (retention dropped it) or past the next one; `details.first`
  *   and `details.next` say where the log is now.
+ * - `CHANGES_TRUNCATED`: `changes({ since })` asked for batches no longer kept (their logs went
+ *   after their flush: keep them with a change cursor, `ackChanges`, or the `changes` open
+ *   option); `details.oldest` is the first sequence number still kept.
+ * - `CHANGE_GAP`: `applyChanges` was given a change that does not continue what the follower
+ *   holds (or does not start at `expectedSeq`); nothing was written. `details.expected` is the
+ *   sequence number the next change must start at, `details.got` the one it starts at.
+ * - `READ_ONLY`: a write to a database opened with `follower: true`; only `applyChanges` writes.
  * - `BUSY` (JavaScript only): the write cannot run without waiting, and the synchronous API
  *   cannot wait: in a browser worker (`openInWorker`), the OPFS files a write may create must be
  *   made first, which takes an `await`. Nothing was written; `await db.ready()` and retry.
@@ -49,6 +56,9 @@ export type ShaleErrorCode =
   | "UNKNOWN_RESERVATION"
   | "LEASE_EXPIRED"
   | "OFFSET_OUT_OF_RANGE"
+  | "CHANGES_TRUNCATED"
+  | "CHANGE_GAP"
+  | "READ_ONLY"
   | "BUSY";
 
 /** Every error thrown by `shaledb`. Test `code`, not the message: codes are stable. */
@@ -57,7 +67,8 @@ export class ShaleError extends Error {
   readonly code: ShaleErrorCode;
   /**
    * Figures about the failure, for the codes that have them (`OFFSET_OUT_OF_RANGE`: `first`,
-   * `next`); `undefined` otherwise.
+   * `next`; `CHANGES_TRUNCATED`: `since`, `oldest`; `CHANGE_GAP`: `expected`, `got`);
+   * `undefined` otherwise.
    */
   readonly details: Readonly<Record<string, number>> | undefined;
 

@@ -37,6 +37,12 @@ import type {
   ValueEncoding,
   ValueOf,
   WriteOptions,
+  BatchOptions,
+  ApplyChangeOptions,
+  ApplyChangeResult,
+  Change,
+  ChangesFollowOptions,
+  CheckpointResult,
 } from "./engine/types.js";
 
 export type * from "./engine/types.js";
@@ -119,7 +125,7 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   ): Promise<Keyspace<KeyOf<KE>, ValueOf<VE>>>;
   batch(): Batch<K, V>;
   /** Applies `operations` atomically; resolves with the ids of its queue pushes, in order. */
-  batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): Promise<number[]>;
+  batch(operations: readonly BatchOperation<K, V>[], options?: BatchOptions): Promise<number[]>;
   /** Opens durable queue `name`, creating it if missing (see {@link SyncDatabase.queue}). */
   queue<VE extends ValueEncoding = "utf8">(name: string, options?: QueueOptions<VE>): Promise<Queue<ValueOf<VE>>>;
   /** The names of the queues, sorted. */
@@ -155,7 +161,23 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
    * A consistent copy of the database: in Node into directory `destination`, as
    * {@link SyncDatabase.checkpoint}; in browsers into new database `destination`.
    */
-  checkpoint(destination: string): Promise<void>;
+  checkpoint(destination: string): Promise<CheckpointResult>;
+  /**
+   * The change feed from `since` on, in commit order, fetched in chunks; with `follow: true` it
+   * then waits for new commits (of any caller, tab or worker) until `signal` aborts, the loop
+   * breaks or the database closes (see {@link SyncDatabase.changes}).
+   */
+  changes(options?: ChangesFollowOptions): AsyncIterableIterator<Change>;
+  /** See {@link SyncDatabase.sequence}. */
+  sequence(): Promise<number>;
+  /** See {@link SyncDatabase.ackChanges}. */
+  ackChanges(cursor: string, seq: number): Promise<void>;
+  /** See {@link SyncDatabase.changeCursor}. */
+  changeCursor(cursor: string): Promise<number | undefined>;
+  /** See {@link SyncDatabase.removeChangeCursor}. */
+  removeChangeCursor(cursor: string): Promise<boolean>;
+  /** See {@link SyncDatabase.applyChanges}. */
+  applyChanges(change: Change | Uint8Array, options?: ApplyChangeOptions): Promise<ApplyChangeResult>;
   stats(): Promise<Stats>;
   close(): Promise<void>;
 }

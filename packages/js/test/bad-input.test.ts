@@ -1145,6 +1145,15 @@ const syncDatabaseCases: Cases<SyncWorld> = {
   compact: (w) => expectCode(() => w.db.compact({ end: bad<string>(null) }), INVALID),
   maintain: (w) => expectCode(() => w.db.maintain(NaN), INVALID),
   checkpoint: (w) => expectCode(() => w.db.checkpoint(bad<string>(undefined)), INVALID),
+  changes: (w) => expectCode(() => w.db.changes({ since: -1 }), INVALID),
+  sequence: (w) => {
+    w.db.close();
+    expectCode(() => w.db.sequence(), "CLOSED");
+  },
+  ackChanges: (w) => expectCode(() => w.db.ackChanges("cursor", 1.5), INVALID),
+  changeCursor: (w) => expectCode(() => w.db.changeCursor(bad<string>(null)), INVALID),
+  removeChangeCursor: (w) => expectCode(() => w.db.removeChangeCursor(""), INVALID),
+  applyChanges: (w) => expectCode(() => w.db.applyChanges(bad<Uint8Array>("bytes")), INVALID),
   stats: (w) => {
     w.db.close();
     expectCode(() => w.db.stats(), "CLOSED");
@@ -1370,6 +1379,26 @@ const asyncDatabaseCases: Cases<AsyncWorld> = {
   },
   checkpoint: async (w) => {
     await expectRejects(w.db.checkpoint(""), INVALID);
+  },
+  changes: async (w) => {
+    expectCode(() => w.db.changes({ limit: 0 }), INVALID);
+    await Promise.resolve();
+  },
+  sequence: async (w) => {
+    await w.db.close();
+    await expectRejects(w.db.sequence(), "CLOSED");
+  },
+  ackChanges: async (w) => {
+    await expectRejects(w.db.ackChanges("cursor", -1), INVALID);
+  },
+  changeCursor: async (w) => {
+    await expectRejects(w.db.changeCursor("a\u0000b"), INVALID);
+  },
+  removeChangeCursor: async (w) => {
+    await expectRejects(w.db.removeChangeCursor(bad<string>(7)), INVALID);
+  },
+  applyChanges: async (w) => {
+    await expectRejects(w.db.applyChanges(bad<Uint8Array>(null)), INVALID);
   },
   stats: async (w) => {
     await w.db.close();

@@ -18,8 +18,9 @@ impl DbInner {
     /// Copies a consistent state of the database into `dest`, which must hold no files. The
     /// database keeps serving reads and writes meanwhile. The copy holds every write
     /// acknowledged before the call; writes made during it may or may not be included, each
-    /// batch wholly or not at all.
-    pub(crate) fn checkpoint(&self, dest: &Arc<dyn Storage>) -> Result<()> {
+    /// batch wholly or not at all. Returns the sequence number the copy holds everything up
+    /// to (and nothing after).
+    pub(crate) fn checkpoint(&self, dest: &Arc<dyn Storage>) -> Result<u64> {
         self.check_open()?;
         let existing: Vec<String> = dest.list()?.into_iter().filter(|n| n != LOCK).collect();
         if let Some(name) = existing.first() {
@@ -53,7 +54,7 @@ impl DbInner {
             WalOptions::default(),
         )?;
         ManifestWriter::create(dest.clone(), &mut versions, ManifestOptions::default())?;
-        Ok(())
+        Ok(versions.last_sequence())
     }
 }
 

@@ -111,6 +111,8 @@ pub(crate) struct DbInner {
     /// topics), one per type, made on first use ([`DbInner::layer`]). None may hold a handle to
     /// the database (that would be a cycle).
     pub(crate) layers: Mutex<Vec<Arc<dyn std::any::Any + Send + Sync>>>,
+    /// The change feed's logs, waiters and the follower's apply lock.
+    pub(crate) changes: crate::db::changes::ChangeState,
 }
 
 impl std::fmt::Debug for DbInner {
@@ -211,6 +213,7 @@ impl DbInner {
     /// disk is unknown; the manifest writer refuses further edits); an edit that does not apply
     /// is `InvalidArgument` and changes nothing.
     pub(crate) fn log_edit(&self, st: &mut State, edit: VersionEdit) -> Result<()> {
+        self.check_not_read_only()?;
         let st_ref = &mut *st;
         let result = st_ref.manifest.log_and_apply(&mut st_ref.versions, edit);
         if let Err(e) = &result {
@@ -225,6 +228,10 @@ impl DbInner {
     /// written by the compaction in progress), old manifests and temporary files. Callers hold
     /// the maintenance lock (or are opening), so no flush is writing a table meanwhile.
     pub(crate) fn delete_obsolete_files(&self) -> Result<()> {
+        if self.options.read_only {
+            // The files are the writer's.
+            return Ok(());
+        }
         let (live, log_number, manifest_number, pending) = {
             let mut st = self.state();
             let pending: Vec<u64> = st
@@ -243,15 +250,20 @@ impl DbInner {
             )
         };
         let names = self.storage.list()?;
+        let logs = crate::db::changes::LogIndex::numbers(&names);
+        let obsolete_logs: Vec<u64> = logs.iter().copied().filter(|&n| n < log_number).collect();
+        let kept = self.logs_to_keep(&obsolete_logs, &logs)?;
         for name in &names {
             let obsolete = match parse_file_name(name) {
-                Some(FileKind::Wal(n)) => n < log_number,
+                Some(FileKind::Wal(n)) => n < log_number && !kept.contains(&n),
                 Some(FileKind::Table(n)) => !live.contains(&n) && !pending.contains(&n),
                 _ => false,
             };
             if obsolete {
-                if let Some(FileKind::Table(n)) = parse_file_name(name) {
-                    self.tables.evict(n);
+                match parse_file_name(name) {
+                    Some(FileKind::Table(n)) => self.tables.evict(n),
+                    Some(FileKind::Wal(n)) => self.changes.logs.forget(n),
+                    _ => {}
                 }
                 self.storage.remove(name)?;
             }
@@ -268,6 +280,7 @@ impl DbInner {
             return Ok(());
         }
         self.background.stop();
+        self.changes.signal.notify();
         let synced = self.commit.exclusive(|wal, _| wal.sync_for_close());
         self.lock
             .lock()

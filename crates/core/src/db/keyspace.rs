@@ -150,6 +150,8 @@ pub struct Batch {
     /// per layer, materialized at commit.
     pub(crate) deferred: Vec<Box<dyn DeferredWrites>>,
     deferred_len: usize,
+    /// The writer's annotation for the change feed ([`Batch::set_meta`]).
+    meta: Option<Vec<u8>>,
 }
 
 impl Batch {
@@ -198,6 +200,27 @@ impl Batch {
         Ok(self)
     }
 
+    /// Attaches `meta` to the batch: the change feed shows it with the batch
+    /// ([`crate::Change::meta`]), for an idempotency key or the id of the origin a replicated
+    /// write came from. Replaces an earlier meta; empty means none. Errors: `InvalidArgument`
+    /// over 64 KiB.
+    pub fn set_meta(&mut self, meta: &[u8]) -> Result<&mut Batch> {
+        if meta.len() > crate::write::batch::MAX_META_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "meta of {} bytes is over the limit of {} bytes",
+                meta.len(),
+                crate::write::batch::MAX_META_SIZE
+            )));
+        }
+        self.meta = (!meta.is_empty()).then(|| meta.to_vec());
+        Ok(self)
+    }
+
+    /// The meta set with [`Batch::set_meta`].
+    pub fn meta(&self) -> Option<&[u8]> {
+        self.meta.as_deref()
+    }
+
     /// Number of operations (queue operations count once each).
     pub fn len(&self) -> usize {
         self.inner.len() + self.deferred_len
@@ -213,6 +236,7 @@ impl Batch {
         self.inner.clear();
         self.deferred.clear();
         self.deferred_len = 0;
+        self.meta = None;
     }
 
     /// The deferred writes of type `T` (creating them with `create`), after binding the batch
@@ -254,9 +278,14 @@ impl Batch {
         let plain = self.encoded_for(db)?;
         let sync = sync || self.deferred_wants_sync();
         let mut check = check;
-        commit_layers(&self.deferred, plain, &mut |b| match check.as_deref_mut() {
-            Some(check) => db.commit_checked(b, sync, check),
-            None => db.write(b, sync).map(|_| ()),
+        let meta = self.meta.as_deref();
+        commit_layers(&self.deferred, plain, &mut |mut b| {
+            db.check_leader()?;
+            db.annotate(&mut b, meta)?;
+            match check.as_deref_mut() {
+                Some(check) => db.commit_checked(b, sync, check),
+                None => db.write(b, sync).map(|_| ()),
+            }
         })
     }
 

@@ -29,6 +29,7 @@ impl DbInner {
     /// One bounded step: flush the oldest immutable memtable if there is one, else advance
     /// (or start) a compaction by about `budget.bytes`. A failure poisons the database.
     pub(crate) fn maintain(&self, budget: Budget) -> Result<MaintainOutcome> {
+        self.check_not_read_only()?;
         self.check_writable()?;
         let _guard = self
             .maintenance
@@ -229,6 +230,7 @@ impl DbInner {
     /// level holding data.
     /// A failure poisons the database.
     pub(crate) fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.check_not_read_only()?;
         self.flush_all()?;
         self.poison_on_error(self.compact_range_flushed(start, end))
     }
@@ -268,6 +270,7 @@ impl DbInner {
     /// Makes the live memtable immutable (if it holds anything) and flushes every immutable
     /// memtable. A failure poisons the database.
     pub(crate) fn flush_all(&self) -> Result<()> {
+        self.check_not_read_only()?;
         self.switch_memtable(true)?;
         let _guard = self
             .maintenance

@@ -23,6 +23,7 @@
 
 mod background;
 pub(crate) mod catalog;
+pub(crate) mod changes;
 mod checkpoint;
 pub(crate) mod clock;
 pub(crate) mod core;
@@ -34,6 +35,7 @@ mod maintain;
 mod open;
 mod options;
 mod read;
+mod read_only;
 pub(crate) mod recovery;
 mod snapshot;
 mod snapshots;
@@ -46,9 +48,10 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+pub use changes::{Applied, Change, ChangeOp, Changes};
 pub use iterator::DbIterator;
 pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
-pub use options::{IterOptions, Options, WriteOptions};
+pub use options::{ChangeRetention, IterOptions, Options, WriteOptions};
 pub use snapshot::Snapshot;
 pub use transaction::Transaction;
 
@@ -117,7 +120,7 @@ impl Db {
     /// Opens (or creates) the database on any storage: in memory, fault-injecting, or backed by
     /// JavaScript.
     pub fn open_storage(storage: Arc<dyn Storage>, options: Options) -> Result<Db> {
-        let background = options.background_thread;
+        let background = options.background_thread && !options.read_only;
         let inner = Arc::new(DbInner::open(storage, options)?);
         if background {
             inner
@@ -201,7 +204,7 @@ impl Db {
     /// [`Db::write`] of a batch the caller gives up: its encoding goes to the log as it is,
     /// without a copy.
     pub fn write_owned(&self, batch: Batch, options: WriteOptions) -> Result<()> {
-        if batch.has_deferred() {
+        if batch.has_deferred() || batch.meta().is_some() {
             return self.write(&batch, options);
         }
         let encoded = batch.take(&self.inner)?;
@@ -247,16 +250,87 @@ impl Db {
     }
 
     /// Writes a consistent copy of the database into directory `dest` (created if missing;
-    /// it must hold no files) while the database keeps serving reads and writes.
+    /// it must hold no files) while the database keeps serving reads and writes. Returns the
+    /// sequence number the copy is consistent at: it holds every batch up to it and none
+    /// after, so a follower opened from it continues with [`Db::changes`] from that + 1.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn checkpoint(&self, dest: impl AsRef<Path>) -> Result<()> {
+    pub fn checkpoint(&self, dest: impl AsRef<Path>) -> Result<u64> {
         let storage = crate::storage::std_fs::StdFsStorage::open(dest.as_ref())?;
         self.checkpoint_to(Arc::new(storage))
     }
 
     /// [`Db::checkpoint`] into any storage.
-    pub fn checkpoint_to(&self, dest: Arc<dyn Storage>) -> Result<()> {
+    pub fn checkpoint_to(&self, dest: Arc<dyn Storage>) -> Result<u64> {
         self.inner.checkpoint(&dest)
+    }
+
+    /// On a database opened read-only ([`Options::read_only`]): reads what its writer did since
+    /// the open or the last catch-up (its manifest and logs as they are now), so new reads see
+    /// it; reads already started keep their state. Errors: `InvalidArgument` unless opened
+    /// read-only.
+    pub fn catch_up(&self) -> Result<()> {
+        self.inner.catch_up()
+    }
+
+    /// The sequence number of the last committed batch's last operation (0 for a new
+    /// database). On a follower: of the last change applied.
+    pub fn sequence(&self) -> u64 {
+        self.inner.commit.visible_seq()
+    }
+
+    /// The change feed from sequence number `since` on: every batch committed with a first
+    /// sequence number at or after it, in commit order ([`Changes`]). Errors:
+    /// [`crate::Error::ChangesTruncated`] (with the oldest sequence number kept) if batches
+    /// from `since` are no longer kept: logs are kept past their flush only while a change
+    /// cursor ([`Db::ack_changes`]) or [`Options::change_retention`] holds them.
+    pub fn changes(&self, since: u64) -> Result<Changes> {
+        Changes::new(self.inner.clone(), since)
+    }
+
+    /// Moves durable change cursor `name` (created if missing; 1 to 200 bytes, no NUL) to
+    /// `seq`: its reader is done with every batch up to `seq`. Logs holding later batches are
+    /// kept until every cursor has passed them. Each call syncs the log (a cursor never
+    /// passes a batch a power loss could take) and writes the manifest (synced): a forwarder
+    /// acknowledges every so often, not per batch. Errors: `InvalidArgument` for a
+    /// bad name or a `seq` past [`Db::sequence`].
+    pub fn ack_changes(&self, name: &str, seq: u64) -> Result<()> {
+        self.inner.ack_changes(name, seq)
+    }
+
+    /// Where change cursor `name` stands, if it exists.
+    pub fn change_cursor(&self, name: &str) -> Option<u64> {
+        self.inner
+            .state()
+            .versions
+            .change_cursors()
+            .get(name)
+            .copied()
+    }
+
+    /// Every change cursor and where it stands, by name.
+    pub fn change_cursors(&self) -> Vec<(String, u64)> {
+        self.inner
+            .state()
+            .versions
+            .change_cursors()
+            .iter()
+            .map(|(n, s)| (n.clone(), *s))
+            .collect()
+    }
+
+    /// Removes change cursor `name` (the logs it held may go); false if there was none.
+    pub fn remove_change_cursor(&self, name: &str) -> Result<bool> {
+        self.inner.remove_change_cursor(name)
+    }
+
+    /// On a follower ([`Options::follower`]): applies `change` from the leader's feed,
+    /// atomically, with the leader's sequence numbers. Idempotent: a change at or below
+    /// [`Db::sequence`] was applied before and is skipped ([`Applied::AlreadyApplied`]).
+    /// Errors: [`crate::Error::ChangeGap`] for anything but the next change, or one that does
+    /// not start at `expected_seq` when given (nothing is written); `InvalidArgument` on a
+    /// database that is not a follower.
+    pub fn apply_change(&self, change: &Change, expected_seq: Option<u64>) -> Result<Applied> {
+        self.inner.apply_change(change, expected_seq, false)
     }
 
     /// Current figures.

@@ -28,7 +28,7 @@ use crate::file_names::{parse_file_name, FileKind};
 use crate::memtable::MemTable;
 use crate::recordio::Compression;
 use crate::sstable::{BlockCache, TableOptions};
-use crate::storage::Storage;
+use crate::storage::{Storage, StorageLock};
 use crate::version::edit::VersionEdit;
 use crate::version::manifest::{self, ManifestOptions, ManifestWriter};
 use crate::version::VersionSet;
@@ -37,71 +37,18 @@ use crate::write::wal::{self, WalReader, WalWriter};
 use crate::{Error, Result};
 
 impl DbInner {
-    /// Opens or creates the database in `storage` (module doc).
+    /// Opens or creates the database in `storage` (module doc); read-only opens go to
+    /// [`DbInner::open_read_only`].
     pub(crate) fn open(storage: Arc<dyn Storage>, options: Options) -> Result<DbInner> {
         validate(&options)?;
-        let lock = storage.lock(crate::file_names::LOCK)?;
-        let names = storage.list()?;
-        let recovered = manifest::recover(&*storage)?;
-        let manifest_name = recovered.as_ref().map_or_else(String::new, |r| {
-            crate::file_names::manifest_file_name(r.manifest_number)
-        });
-        let (mut versions, rules) = match recovered {
-            Some(r) => {
-                if options.error_if_exists {
-                    return Err(Error::AlreadyExists {
-                        file: "CURRENT".into(),
-                    });
-                }
-                let rules = if r.format_version >= 2 {
-                    LogRules::Chained
-                } else {
-                    LogRules::Legacy
-                };
-                let mut versions = r.versions;
-                check_tables_exist(&mut versions, &names, r.manifest_number)?;
-                if rules == LogRules::Legacy {
-                    check_legacy_log_number(&versions, &names, r.manifest_number)?;
-                }
-                (versions, rules)
-            }
-            None => {
-                refuse_files_without_current(&*storage, &names)?;
-                if !options.create_if_missing {
-                    return Err(Error::NotFound {
-                        file: "CURRENT".into(),
-                    });
-                }
-                (VersionSet::new(), LogRules::None)
-            }
-        };
-        for name in &names {
-            if let Some(FileKind::Wal(n) | FileKind::Table(n) | FileKind::Manifest(n)) =
-                parse_file_name(name)
-            {
-                versions.mark_file_number_used(n);
-            }
+        if options.read_only {
+            return DbInner::open_read_only(storage, options);
         }
-        let logs = recover_logs(
-            &*storage,
-            &names,
-            &manifest_name,
-            versions.log_number(),
-            versions.last_sequence(),
-            rules,
-        )?;
+        let lock = storage.lock(crate::file_names::LOCK)?;
+        let Recovered { mut versions, logs } = recover(&storage, &options)?;
 
         // From here on, new files only, until the new manifest is current.
-        let table_options = TableOptions {
-            block_size: options.block_size,
-            bloom_bits_per_key: options.bloom_bits_per_key,
-            compression: if options.compression {
-                Compression::Snappy
-            } else {
-                Compression::None
-            },
-            ..TableOptions::default()
-        };
+        let table_options = table_options(&options);
         let mut edit = VersionEdit::default();
         let mut flushed_bytes = 0;
         if !logs.mem.is_empty() {
@@ -135,13 +82,63 @@ impl DbInner {
         let manifest_writer =
             ManifestWriter::create(storage.clone(), &mut versions, ManifestOptions::default())?;
 
+        let inner = DbInner::assemble(Parts {
+            storage,
+            options,
+            versions,
+            mem: Arc::new(MemTable::new()),
+            wal_writer,
+            wal_number,
+            manifest_writer,
+            lock: Some(lock),
+        });
+        inner
+            .counters
+            .table_bytes
+            .fetch_add(flushed_bytes, Ordering::Relaxed);
+        inner
+            .changes
+            .logs
+            .created(wal_number, inner.commit.visible_seq() + 1);
+        inner.delete_obsolete_files()?;
+        Ok(inner)
+    }
+}
+
+/// What an open database is made of.
+pub(crate) struct Parts {
+    pub(crate) storage: Arc<dyn Storage>,
+    pub(crate) options: Options,
+    pub(crate) versions: VersionSet,
+    /// The live memtable.
+    pub(crate) mem: Arc<MemTable>,
+    pub(crate) wal_writer: WalWriter,
+    pub(crate) wal_number: u64,
+    pub(crate) manifest_writer: ManifestWriter,
+    pub(crate) lock: Option<Box<dyn StorageLock>>,
+}
+
+impl DbInner {
+    /// The shared state of an open database from its parts.
+    pub(crate) fn assemble(parts: Parts) -> DbInner {
+        let Parts {
+            storage,
+            options,
+            versions,
+            mem,
+            wal_writer,
+            wal_number,
+            manifest_writer,
+            lock,
+        } = parts;
+        let table_options = table_options(&options);
         let keyspaces = versions
             .keyspaces()
             .iter()
             .map(|(id, name)| (name.clone(), *id))
             .collect();
         let view = View {
-            mem: Arc::new(MemTable::new()),
+            mem,
             imms: Vec::new(),
             version: versions.current(),
         };
@@ -159,7 +156,7 @@ impl DbInner {
             Arc::clone(&storage),
             Arc::new(BlockCache::new(options.block_cache_size)),
         );
-        let inner = DbInner {
+        DbInner {
             commit: GroupCommit::new(wal_writer, versions.last_sequence()),
             storage,
             table_options,
@@ -183,17 +180,90 @@ impl DbInner {
             background: Background::default(),
             closed: AtomicBool::new(false),
             layers: Mutex::new(Vec::new()),
+            changes: crate::db::changes::ChangeState::default(),
             poisoned: AtomicBool::new(false),
-            lock: Mutex::new(Some(lock)),
+            lock: Mutex::new(lock),
             options,
-        };
-        inner
-            .counters
-            .table_bytes
-            .fetch_add(flushed_bytes, Ordering::Relaxed);
-        inner.delete_obsolete_files()?;
-        Ok(inner)
+        }
     }
+}
+
+/// The table options `options` ask for.
+fn table_options(options: &Options) -> TableOptions {
+    TableOptions {
+        block_size: options.block_size,
+        bloom_bits_per_key: options.bloom_bits_per_key,
+        compression: if options.compression {
+            Compression::Snappy
+        } else {
+            Compression::None
+        },
+        ..TableOptions::default()
+    }
+}
+
+/// Steps 1 and 2 of the module doc after the lock: the manifest's state and the logs replayed
+/// into a memtable. Changes no file.
+pub(crate) struct Recovered {
+    pub(crate) versions: VersionSet,
+    pub(crate) logs: crate::db::recovery::RecoveredLogs,
+}
+
+/// Reads the manifest `CURRENT` names and replays the logs (steps 1 and 2 of the module doc).
+/// A directory without `CURRENT` is a new database, if `options` allow one.
+pub(crate) fn recover(storage: &Arc<dyn Storage>, options: &Options) -> Result<Recovered> {
+    let names = storage.list()?;
+    let recovered = manifest::recover(&**storage)?;
+
+    let manifest_name = recovered.as_ref().map_or_else(String::new, |r| {
+        crate::file_names::manifest_file_name(r.manifest_number)
+    });
+    let (mut versions, rules) = match recovered {
+        Some(r) => {
+            if options.error_if_exists {
+                return Err(Error::AlreadyExists {
+                    file: "CURRENT".into(),
+                });
+            }
+            let rules = if r.format_version >= 2 {
+                LogRules::Chained
+            } else {
+                LogRules::Legacy
+            };
+            let mut versions = r.versions;
+            check_tables_exist(&mut versions, &names, r.manifest_number)?;
+            if rules == LogRules::Legacy {
+                check_legacy_log_number(&versions, &names, r.manifest_number)?;
+            }
+            (versions, rules)
+        }
+        None => {
+            refuse_files_without_current(&**storage, &names)?;
+            if !options.create_if_missing {
+                return Err(Error::NotFound {
+                    file: "CURRENT".into(),
+                });
+            }
+            (VersionSet::new(), LogRules::None)
+        }
+    };
+    for name in &names {
+        if let Some(FileKind::Wal(n) | FileKind::Table(n) | FileKind::Manifest(n)) =
+            parse_file_name(name)
+        {
+            versions.mark_file_number_used(n);
+        }
+    }
+    let logs = recover_logs(
+        &**storage,
+        &names,
+        &manifest_name,
+        versions.log_number(),
+        versions.last_sequence(),
+        rules,
+    )?;
+
+    Ok(Recovered { versions, logs })
 }
 
 /// Refuses a manifest that names tables which are gone: a manifest whose damaged last edits

@@ -52,6 +52,60 @@ pub struct Options {
     /// it is sealed or the database closes. Storages that cannot preallocate (WebAssembly)
     /// ignore it.
     pub wal_preallocation: u64,
+    /// Keep committed batches for the change feed ([`crate::Db::changes`]) after they are
+    /// flushed, as their write-ahead logs, and stamp each batch with its commit time (default
+    /// `None`: logs go once flushed, unless a change cursor still needs them; batches carry no
+    /// time). Change cursors ([`crate::Db::ack_changes`]) hold logs whatever this says.
+    pub change_retention: Option<ChangeRetention>,
+    /// Open as a follower of another database (default `false`): every write fails with
+    /// [`crate::Error::ReadOnly`] except [`crate::Db::apply_change`], which applies the
+    /// leader's change feed with the leader's sequence numbers. Reads, iterators, snapshots,
+    /// checkpoints and the follower's own change feed work as usual.
+    pub follower: bool,
+    /// Open read-only (default `false`): take no lock and write nothing to the directory, so
+    /// any number of read-only opens may share it with one writer in another process or
+    /// thread (RocksDB's secondary instances). The database is seen as of the open — its
+    /// manifest, tables and logs — until [`crate::Db::catch_up`] reads what the writer did
+    /// since. Every write, flush, compaction and checkpoint fails with
+    /// [`crate::Error::ReadOnly`]; there is no background thread. A missing database is
+    /// `NotFound`.
+    pub read_only: bool,
+}
+
+/// How long committed batches stay available to the change feed after their flush
+/// ([`Options::change_retention`]). A log is kept while any limit given holds it, and while a
+/// change cursor has not passed it. With neither limit, only the cursors hold logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ChangeRetention {
+    /// Keep batches committed at most this many milliseconds ago (measured from when their
+    /// log was sealed, or from the open for logs sealed before it).
+    pub age_ms: Option<u64>,
+    /// Keep the newest logs up to this many bytes in total.
+    pub bytes: Option<u64>,
+}
+
+impl ChangeRetention {
+    /// Keep batches of the last `age_ms` milliseconds.
+    pub fn age_ms(age_ms: u64) -> ChangeRetention {
+        ChangeRetention {
+            age_ms: Some(age_ms),
+            bytes: None,
+        }
+    }
+
+    /// Keep the newest `bytes` bytes of logs.
+    pub fn bytes(bytes: u64) -> ChangeRetention {
+        ChangeRetention {
+            age_ms: None,
+            bytes: Some(bytes),
+        }
+    }
+
+    /// Keep only what change cursors need (and stamp batches with their time).
+    pub fn cursors_only() -> ChangeRetention {
+        ChangeRetention::default()
+    }
 }
 
 impl Default for Options {
@@ -74,6 +128,9 @@ impl Default for Options {
             max_key_size: 64 << 10,
             max_value_size: 256 << 20,
             wal_preallocation: 1 << 20,
+            change_retention: None,
+            follower: false,
+            read_only: false,
         }
     }
 }

@@ -13,12 +13,15 @@ use crate::Result;
 pub(crate) type ViewIterator = crate::iter::DbIterator<MergingIterator<'static>>;
 
 /// Which state a read sees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) enum ReadAt {
     /// The latest visible state: the sequence number and the view are taken together.
     Latest,
     /// A registered snapshot's state (compaction keeps what it needs, so any later view has it).
     Snapshot(u64),
+    /// A snapshot of a read-only open, with the view it was taken in: the writer's compactions
+    /// do not know it, so a later view (after a catch-up) may lack what it needs.
+    Pinned(Arc<View>, u64),
 }
 
 /// The newest version of a key visible at a snapshot.
@@ -104,6 +107,7 @@ impl DbInner {
     pub(crate) fn read_point(&self, at: ReadAt) -> (Arc<View>, u64) {
         match at {
             ReadAt::Snapshot(seq) => (self.view(), seq),
+            ReadAt::Pinned(view, seq) => (view, seq),
             ReadAt::Latest => {
                 let view = self.view.read().unwrap_or_else(PoisonError::into_inner);
                 (view.clone(), self.commit.visible_seq())

@@ -45,6 +45,12 @@ impl TableCache {
         Ok(table)
     }
 
+    /// Forgets every open table whose number `live` does not hold; readers that hold one keep
+    /// their copy.
+    pub(crate) fn retain(&self, live: &std::collections::BTreeSet<u64>) {
+        self.lock().retain(|n, _| live.contains(n));
+    }
+
     /// Forgets table `number` (it is being deleted); readers that hold it keep their copy.
     pub(crate) fn evict(&self, number: u64) {
         self.lock().remove(&number);

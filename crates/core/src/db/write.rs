@@ -14,7 +14,17 @@ impl DbInner {
     /// Commits `batch` (keys already carry their keyspace prefix). Returns the batch's first
     /// sequence number. When it returns, the batch is in the WAL (synced if `sync`), in the
     /// memtable, and visible to new reads.
-    pub(crate) fn write(&self, batch: WriteBatch, sync: bool) -> Result<u64> {
+    /// Errors: [`Error::ReadOnly`] on a follower.
+    pub(crate) fn write(&self, mut batch: WriteBatch, sync: bool) -> Result<u64> {
+        self.check_leader()?;
+        self.annotate(&mut batch, None)?;
+        self.write_unchecked(batch, sync)
+    }
+
+    /// [`DbInner::write`] without the follower's refusal and without annotating the batch: a
+    /// follower's apply writes the leader's batches as they are.
+    pub(crate) fn write_unchecked(&self, batch: WriteBatch, sync: bool) -> Result<u64> {
+        self.check_not_read_only()?;
         self.check_writable()?;
         if batch.is_empty() {
             return Ok(self.commit.visible_seq());
@@ -29,6 +39,7 @@ impl DbInner {
             Ok(seq) => {
                 self.counters.user_bytes.fetch_add(bytes, Ordering::Relaxed);
                 self.counters.wal_bytes.fetch_add(bytes, Ordering::Relaxed);
+                self.changes.signal.notify();
                 Ok(seq)
             }
             Err(e) => Err(self.commit_failed(e)),
@@ -39,10 +50,12 @@ impl DbInner {
     /// transactions).
     pub(crate) fn commit_checked(
         &self,
-        batch: WriteBatch,
+        mut batch: WriteBatch,
         sync: bool,
         check: &mut dyn FnMut() -> Result<()>,
     ) -> Result<()> {
+        self.check_leader()?;
+        self.annotate(&mut batch, None)?;
         self.check_writable()?;
         self.make_room()?;
         let bytes = batch.approximate_size() as u64;
@@ -54,7 +67,31 @@ impl DbInner {
             .map_err(|e| self.commit_failed(e))?;
         self.counters.user_bytes.fetch_add(bytes, Ordering::Relaxed);
         self.counters.wal_bytes.fetch_add(bytes, Ordering::Relaxed);
+        self.changes.signal.notify();
         Ok(())
+    }
+
+    /// [`Error::ReadOnly`] on a follower (only its apply writes) or a read-only open.
+    pub(crate) fn check_leader(&self) -> Result<()> {
+        self.check_not_read_only()?;
+        if self.options.follower {
+            return Err(Error::ReadOnly(
+                "this database is a follower: it takes writes only from its leader's change feed (apply_change)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Adds the batch's annotation (crate::write::batch) unless it has one: the commit time
+    /// when the database keeps changes ([`crate::Options::change_retention`]), and `meta`.
+    /// An empty batch stays empty (it is not written).
+    pub(crate) fn annotate(&self, batch: &mut WriteBatch, meta: Option<&[u8]>) -> Result<()> {
+        let stamp = self.options.change_retention.is_some();
+        if batch.is_empty() || batch.annotated() || !(stamp || meta.is_some()) {
+            return Ok(());
+        }
+        let time = stamp.then(|| self.layer(crate::db::clock::Clock::system).now());
+        batch.annotate(time, meta)
     }
 
     /// Turns a failed commit into the caller's error: a WAL failure poisons the group commit,
@@ -147,6 +184,10 @@ impl DbInner {
             *wal = new_wal;
             let mut st = self.state();
             let old_wal = std::mem::replace(&mut st.mem_wal, number);
+            self.changes.logs.created(number, last_seq + 1);
+            self.changes
+                .logs
+                .sealed(old_wal, self.layer(crate::db::clock::Clock::system).now());
             st.imms.push(Immutable {
                 mem: view.mem.clone(),
                 wal: old_wal,

@@ -112,7 +112,8 @@ impl Db {
         Ok(true)
     }
 
-    /// Replaces the clock of queues (leases, delays, expiry) and topics (append times), in
+    /// Replaces the clock of queues (leases, delays, expiry), topics (append times) and the
+    /// change feed (batch times, retention by age), in
     /// milliseconds since the Unix epoch. For the WebAssembly bindings (wasm32 has no clock)
     /// and for tests.
     #[doc(hidden)]

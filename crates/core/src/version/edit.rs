@@ -17,6 +17,8 @@
 //!                         largest key (bytes), largest seq, min seq, max seq, entries,
 //!                         flags (bit 0: has range tombstones; other bits must be 0)
 //!   8  file deleted       level, number
+//!   9  change cursor      name (bytes, UTF-8), sequence number (format 3)
+//!  10  cursor removed     name (bytes, UTF-8) (format 3)
 //! ```
 //!
 //! Levels are below [`crate::version::NUM_LEVELS`]. An unknown tag, a truncated field, an
@@ -45,6 +47,8 @@ const TAG_KEYSPACE_CREATED: u64 = 5;
 const TAG_KEYSPACE_DROPPED: u64 = 6;
 const TAG_FILE_ADDED: u64 = 7;
 const TAG_FILE_DELETED: u64 = 8;
+const TAG_CHANGE_CURSOR: u64 = 9;
+const TAG_CURSOR_REMOVED: u64 = 10;
 
 const FLAG_RANGE_TOMBSTONES: u64 = 1;
 
@@ -67,6 +71,10 @@ pub struct VersionEdit {
     pub files_added: Vec<(u8, FileMeta)>,
     /// Files deleted: (level, number).
     pub files_deleted: Vec<(u8, u64)>,
+    /// Change cursors set: (name, the last sequence number its reader is done with).
+    pub change_cursors: Vec<(String, u64)>,
+    /// Change cursors removed, by name (applied after those set).
+    pub cursors_removed: Vec<String>,
 }
 
 impl VersionEdit {
@@ -126,6 +134,15 @@ impl VersionEdit {
             put(out, u64::from(*level));
             put(out, *number);
         }
+        for (name, seq) in &self.change_cursors {
+            put(out, TAG_CHANGE_CURSOR);
+            put_bytes(out, name.as_bytes());
+            put(out, *seq);
+        }
+        for name in &self.cursors_removed {
+            put(out, TAG_CURSOR_REMOVED);
+            put_bytes(out, name.as_bytes());
+        }
     }
 
     /// The encoding as a new vector.
@@ -169,6 +186,15 @@ impl VersionEdit {
                     e.keyspaces_created.push((id, name));
                 }
                 TAG_KEYSPACE_DROPPED => e.keyspaces_dropped.push(d.u32("keyspace id")?),
+                TAG_CHANGE_CURSOR => {
+                    let name = String::from_utf8(d.bytes("cursor name")?.to_vec())
+                        .map_err(|_| d.err("a change cursor's name is not UTF-8"))?;
+                    e.change_cursors.push((name, d.uvarint("cursor sequence")?));
+                }
+                TAG_CURSOR_REMOVED => e.cursors_removed.push(
+                    String::from_utf8(d.bytes("cursor name")?.to_vec())
+                        .map_err(|_| d.err("a change cursor's name is not UTF-8"))?,
+                ),
                 TAG_FILE_ADDED => {
                     let level = d.level()?;
                     let number = d.uvarint("file number")?;
@@ -278,6 +304,8 @@ mod tests {
                 },
             )],
             files_deleted: vec![(0, 5), (0, 6)],
+            change_cursors: vec![("nats".into(), 1 << 33), ("search".into(), 0)],
+            cursors_removed: vec!["old".into()],
         }
     }
 

@@ -19,6 +19,8 @@ pub struct VersionSet {
     last_sequence: u64,
     log_number: u64,
     keyspaces: BTreeMap<u32, String>,
+    /// Change cursors: name to the last sequence number its reader is done with.
+    change_cursors: BTreeMap<String, u64>,
 }
 
 impl Default for VersionSet {
@@ -37,6 +39,7 @@ impl VersionSet {
             last_sequence: 0,
             log_number: 0,
             keyspaces: BTreeMap::new(),
+            change_cursors: BTreeMap::new(),
         }
     }
 
@@ -75,6 +78,11 @@ impl VersionSet {
     /// WALs with numbers below this are obsolete: their contents are in tables.
     pub fn log_number(&self) -> u64 {
         self.log_number
+    }
+
+    /// Change cursors: name to the last sequence number its reader is done with.
+    pub fn change_cursors(&self) -> &BTreeMap<String, u64> {
+        &self.change_cursors
     }
 
     /// Live keyspaces by id.
@@ -121,6 +129,12 @@ impl VersionSet {
         for id in &edit.keyspaces_dropped {
             self.keyspaces.remove(id);
         }
+        for (name, seq) in &edit.change_cursors {
+            self.change_cursors.insert(name.clone(), *seq);
+        }
+        for name in &edit.cursors_removed {
+            self.change_cursors.remove(name);
+        }
         let old = std::mem::replace(&mut self.current, Arc::new(version));
         self.older.retain(|w| w.strong_count() > 0);
         self.older.push(Arc::downgrade(&old));
@@ -149,12 +163,31 @@ impl VersionSet {
             .iter()
             .map(|(id, n)| (*id, n.clone()))
             .collect();
+        e.change_cursors = self
+            .change_cursors
+            .iter()
+            .map(|(n, s)| (n.clone(), *s))
+            .collect();
         for level in 0..NUM_LEVELS {
             for f in self.current.files(level) {
                 e.files_added.push((level as u8, FileMeta::clone(f)));
             }
         }
         e
+    }
+
+    /// Takes over `previous`'s versions as older ones (for [`VersionSet::live_files`]): a
+    /// read-only open replaces its whole set when it catches up, while readers may still hold
+    /// versions of the old one.
+    pub fn inherit_readers(&mut self, previous: &VersionSet) {
+        self.older.push(Arc::downgrade(&previous.current));
+        self.older.extend(
+            previous
+                .older
+                .iter()
+                .filter(|w| w.strong_count() > 0)
+                .cloned(),
+        );
     }
 
     /// Numbers of every table in the current version and in every older version still held by

@@ -9,9 +9,14 @@
 //! | count | u32 LE | number of operations |
 //! | ops | ... | `count` operations back to back, nothing after them |
 //!
-//! Each operation: `u8 tag` (0 delete, 1 put, 2 delete_range), `uvarint key_len`, key, then for
-//! a put `uvarint value_len`, value; for a delete_range `uvarint end_len`, end (exclusive). A
-//! delete has nothing more.
+//! Each operation: `u8 tag` (0 delete, 1 put, 2 delete_range, 3 annotation), `uvarint key_len`,
+//! key, then for a put `uvarint value_len`, value; for a delete_range `uvarint end_len`, end
+//! (exclusive). A delete has nothing more. An annotation (at most one per batch, the last
+//! operation) says something about the batch instead of writing a key: its "key" is the commit
+//! time (8 bytes, u64 LE milliseconds since the Unix epoch) or empty (no time), its second part
+//! the writer's meta (`uvarint len`, bytes; empty for none, at most [`MAX_META_SIZE`]). It takes
+//! a sequence number like any operation (so a batch replayed elsewhere keeps its numbers) and
+//! is never inserted into a memtable.
 //!
 //! The batch keeps its encoded form as it grows, so handing it to the WAL costs no encoding
 //! step. Keys are opaque bytes here (the database layer prefixes keyspace ids).
@@ -40,12 +45,16 @@ pub const MAX_VALUE_SIZE: usize = 256 * 1024 * 1024;
 /// records up to this size.
 pub const MAX_BATCH_SIZE: usize = 512 * 1024 * 1024;
 
+/// Largest meta a batch may carry ([`WriteBatch::annotate`]): 64 KiB.
+pub const MAX_META_SIZE: usize = 64 * 1024;
+
 /// Size of the encoded header (`first_seq` and `count`).
 pub const BATCH_HEADER_LEN: usize = 12;
 
 const TAG_DELETE: u8 = 0;
 const TAG_PUT: u8 = 1;
 const TAG_DELETE_RANGE: u8 = 2;
+const TAG_ANNOTATION: u8 = 3;
 
 /// One operation of a batch, borrowed from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +78,13 @@ pub enum BatchOp<'a> {
         /// First key after the range.
         end: &'a [u8],
     },
+    /// The batch's annotation: when it was committed and what its writer said about it.
+    Annotation {
+        /// Commit time, milliseconds since the Unix epoch, if recorded.
+        time: Option<u64>,
+        /// The writer's meta, if any.
+        meta: Option<&'a [u8]>,
+    },
 }
 
 /// An ordered list of writes, applied atomically: after a crash either all of them are
@@ -78,6 +94,8 @@ pub struct WriteBatch {
     /// The encoded batch, header included; always a valid encoding.
     rep: Vec<u8>,
     count: u32,
+    /// Whether the last operation is an annotation (then no operation may follow).
+    annotated: bool,
 }
 
 impl Default for WriteBatch {
@@ -92,6 +110,7 @@ impl WriteBatch {
         WriteBatch {
             rep: vec![0; BATCH_HEADER_LEN],
             count: 0,
+            annotated: false,
         }
     }
 
@@ -100,7 +119,11 @@ impl WriteBatch {
     pub fn with_capacity(bytes: usize) -> WriteBatch {
         let mut rep = Vec::with_capacity(BATCH_HEADER_LEN.saturating_add(bytes));
         rep.extend_from_slice(&[0; BATCH_HEADER_LEN]);
-        WriteBatch { rep, count: 0 }
+        WriteBatch {
+            rep,
+            count: 0,
+            annotated: false,
+        }
     }
 
     /// Bytes an operation takes beyond its key and value (tag, lengths), at most.
@@ -139,15 +162,52 @@ impl WriteBatch {
         self.push(TAG_DELETE_RANGE, start, Some(end))
     }
 
+    /// Adds the batch's annotation (module doc): the commit `time` and the writer's `meta`, as
+    /// the last operation. Errors (the batch is unchanged): `InvalidArgument` if the batch is
+    /// annotated already, the meta is over [`MAX_META_SIZE`], or the batch is full.
+    pub fn annotate(&mut self, time: Option<u64>, meta: Option<&[u8]>) -> Result<()> {
+        if self.annotated() {
+            return Err(Error::InvalidArgument(
+                "the batch is annotated already".into(),
+            ));
+        }
+        let meta = meta.unwrap_or_default();
+        if meta.len() > MAX_META_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "meta of {} bytes is over the limit of {MAX_META_SIZE} bytes",
+                meta.len()
+            )));
+        }
+        let time = time.map(u64::to_le_bytes);
+        self.push(
+            TAG_ANNOTATION,
+            time.as_ref().map_or(&[][..], |t| &t[..]),
+            Some(meta),
+        )?;
+        self.annotated = true;
+        Ok(())
+    }
+
+    /// Whether the batch carries an annotation ([`WriteBatch::annotate`]).
+    pub fn annotated(&self) -> bool {
+        self.annotated
+    }
+
     /// Appends every operation of `other`, in order. Errors (the batch is unchanged) if the
     /// result would be over [`MAX_BATCH_SIZE`] or `u32::MAX` operations.
     pub fn append(&mut self, other: &WriteBatch) -> Result<()> {
         let ops = other.rep.get(BATCH_HEADER_LEN..).unwrap_or_default();
         let count = self.count.checked_add(other.count);
+        if self.annotated && !other.is_empty() {
+            return Err(Error::InvalidArgument(
+                "nothing can follow a batch's annotation".into(),
+            ));
+        }
         match count {
             Some(count) if self.rep.len() + ops.len() <= MAX_BATCH_SIZE => {
                 self.rep.extend_from_slice(ops);
                 self.set_count(count);
+                self.annotated |= other.annotated;
                 Ok(())
             }
             _ => Err(Error::InvalidArgument(
@@ -187,6 +247,11 @@ impl WriteBatch {
         key: &[u8],
         second: Option<&[u8]>,
     ) -> Result<()> {
+        if self.annotated {
+            return Err(Error::InvalidArgument(
+                "nothing can follow a batch's annotation".into(),
+            ));
+        }
         let key_len = prefix.len() + key.len();
         let second_len = second.map_or(0, |s| s.len() + 10);
         let grown = self.rep.len() + 1 + 10 + key_len + second_len;
@@ -240,6 +305,7 @@ impl WriteBatch {
         self.rep.clear();
         self.rep.resize(BATCH_HEADER_LEN, 0);
         self.count = 0;
+        self.annotated = false;
     }
 
     /// The operations with their encoded bytes ([`RawOp`]), in the order they were added.
@@ -305,9 +371,14 @@ impl WriteBatch {
             return Err(corrupt(0, "sequence numbers past the maximum"));
         }
         let mut pos = BATCH_HEADER_LEN;
+        let mut annotated = false;
         for _ in 0..count {
             let at = pos;
-            parse_op(data, &mut pos).map_err(|why| corrupt(at, why))?;
+            if annotated {
+                return Err(corrupt(at, "an operation after the annotation"));
+            }
+            let op = parse_op(data, &mut pos).map_err(|why| corrupt(at, why))?;
+            annotated = matches!(op, BatchOp::Annotation { .. });
         }
         if pos != data.len() {
             return Err(corrupt(pos, "bytes after the last operation"));
@@ -317,6 +388,7 @@ impl WriteBatch {
             WriteBatch {
                 rep: data.to_vec(),
                 count,
+                annotated,
             },
         ))
     }
@@ -371,6 +443,23 @@ fn parse_raw<'a>(data: &'a [u8], pos: &mut usize) -> Result<RawOp<'a>, &'static 
                 return Err("range with start >= end");
             }
             (BatchOp::DeleteRange { start: key, end }, end.len())
+        }
+        TAG_ANNOTATION => {
+            let meta = take(data, pos, MAX_META_SIZE)?;
+            let time = match key.len() {
+                0 => None,
+                8 => {
+                    let mut t = [0u8; 8];
+                    t.copy_from_slice(key);
+                    Some(u64::from_le_bytes(t))
+                }
+                _ => return Err("an annotation's time must be 0 or 8 bytes"),
+            };
+            let meta = (!meta.is_empty()).then_some(meta);
+            (
+                BatchOp::Annotation { time, meta },
+                meta.map_or(0, <[u8]>::len),
+            )
         }
         _ => return Err("unknown operation tag"),
     };

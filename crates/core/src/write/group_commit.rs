@@ -529,6 +529,14 @@ impl GroupCommit {
         self.wait_for(st, ticket)
     }
 
+    /// Makes `seq` the last sequence number used and visible. Only for a database nothing
+    /// commits to (a read-only open catching up with its writer).
+    pub fn set_visible_seq(&self, seq: u64) {
+        let mut st = self.lock_state();
+        st.next_seq = seq + 1;
+        self.visible_seq.store(seq, Ordering::Release);
+    }
+
     /// The last sequence number whose batch is committed, applied and visible: a snapshot taken
     /// at it sees whole batches only.
     pub fn visible_seq(&self) -> u64 {

@@ -20,6 +20,12 @@ import { keyCodec } from "../encoding/codec.js";
 import type { PackingTopic } from "../encoding/packed-ops.js";
 import type { Transport } from "../transport/transport.js";
 import type {
+  ApplyChangeOptions,
+  ApplyChangeResult,
+  BatchOptions,
+  Change,
+  ChangesFollowOptions,
+  CheckpointResult,
   Batch,
   BatchOperation,
   Database,
@@ -39,6 +45,8 @@ import type {
   WriteOptions,
 } from "../types.js";
 import { PromiseBatch } from "./batch.js";
+import { changeFeed } from "./changes.js";
+import { applyChangeArguments, cursorName, metaOption, seqArgument } from "../arguments/change-options.js";
 import { settle } from "./settle.js";
 import { PromiseSnapshot } from "./snapshot.js";
 import { PromiseStore, storeOf } from "./store.js";
@@ -77,10 +85,10 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   }
 
   batch(): Batch<unknown, unknown>;
-  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): Promise<number[]>;
+  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: BatchOptions): Promise<number[]>;
   batch(
     operations?: readonly BatchOperation<unknown, unknown>[],
-    options?: WriteOptions,
+    options?: BatchOptions,
   ): Batch<unknown, unknown> | Promise<number[]> {
     if (operations === undefined) {
       if (this.transport.closed) {
@@ -123,7 +131,8 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
         }
         return packing;
       };
-      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations, queueOf, topicOf);
+      const meta = metaOption(options);
+      const packed = packOperations((keyspace) => storeOf(this, keyspace), operations, queueOf, topicOf, meta);
       const sync = syncOption(options);
       if (packed.count === 0) {
         return this.transport.closed ? Promise.reject(closedError("the database")) : Promise.resolve([]);
@@ -212,10 +221,42 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
     return settle(() => this.transport.request("maintain", [maintainBudget(budgetBytes)]));
   }
 
-  checkpoint(destination: string): Promise<void> {
-    return settle(() => {
+  checkpoint(destination: string): Promise<CheckpointResult> {
+    return settle(async () => {
       pathArgument(destination, "the checkpoint's destination");
-      return this.transport.request("checkpoint", [destination]);
+      return { seq: await this.transport.request("checkpoint", [destination]) };
+    });
+  }
+
+  changes(options?: ChangesFollowOptions): AsyncIterableIterator<Change> {
+    return changeFeed(this.transport, this.#waits, options);
+  }
+
+  sequence(): Promise<number> {
+    return this.transport.request("sequence", []);
+  }
+
+  ackChanges(cursor: string, seq: number): Promise<void> {
+    return settle(() =>
+      this.transport.request("ackChanges", [cursorName(cursor), seqArgument(seq, "the sequence number")]),
+    );
+  }
+
+  changeCursor(cursor: string): Promise<number | undefined> {
+    return settle(async () => {
+      const seq = await this.transport.request("changeCursor", [cursorName(cursor)]);
+      return seq < 0 ? undefined : seq;
+    });
+  }
+
+  removeChangeCursor(cursor: string): Promise<boolean> {
+    return settle(() => this.transport.request("removeChangeCursor", [cursorName(cursor)]));
+  }
+
+  applyChanges(change: Change | Uint8Array, options?: ApplyChangeOptions): Promise<ApplyChangeResult> {
+    return settle(() => {
+      const { bytes, expected } = applyChangeArguments(change, options);
+      return this.transport.request("applyChange", [bytes.slice(), expected]);
     });
   }
 

@@ -6,6 +6,7 @@
 import { encodingNames, option, optionsObject } from "./checks.js";
 import { keyCodec, valueCodec, type Codec } from "../encoding/codec.js";
 import { invalidArgument } from "../errors.js";
+import { retentionOption, type CheckedRetention } from "./change-options.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 
 const DEFAULT_MEMTABLE_SIZE = 4 << 20;
@@ -24,6 +25,9 @@ export interface CheckedOpenOptions {
   autoMaintenance: boolean;
   /** Where Node's Promise API runs the engine. */
   engineThread: "own" | "caller";
+  follower: boolean;
+  /** The `changes` option. */
+  changes: CheckedRetention;
 }
 
 /** Checks `options` (wrong types and values are `INVALID_ARGUMENT`) and fills in defaults. */
@@ -43,6 +47,8 @@ export function checkOpenOptions(
     bloomBitsPerKey: option(o, "bloomBitsPerKey", "number", 10),
     autoMaintenance: option(o, "autoMaintenance", "boolean", true),
     engineThread: engineThreadOption(o["engineThread"]),
+    follower: option(o, "follower", "boolean", false),
+    changes: retentionOption(o["changes"]),
   };
   const bits = checked.bloomBitsPerKey;
   if (!Number.isInteger(bits) || bits < 0 || bits > 64) {

@@ -51,8 +51,16 @@ export function checkBrowserOpen(options: unknown): CheckedBrowserOpen {
       compression: checked.compression,
       bloomBitsPerKey: checked.bloomBitsPerKey,
       autoMaintenance: checked.autoMaintenance,
+      follower: checked.follower,
+      ...(checked.changes.retain ? { changes: retentionOf(checked) } : {}),
     },
   };
+}
+
+/** The `changes` open option again, from its checked form. */
+function retentionOf(checked: CheckedOpenOptions): { retainMs?: number; retainBytes?: number } {
+  const { retainMs, retainBytes } = checked.changes;
+  return { ...(retainMs >= 0 ? { retainMs } : {}), ...(retainBytes >= 0 ? { retainBytes } : {}) };
 }
 
 /**

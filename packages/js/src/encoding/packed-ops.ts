@@ -21,6 +21,11 @@ export const OP_ACK = 4;
 export const OP_APPEND = 5;
 /** A topic offset commit: the topic's number, the group name (UTF-8), the offset u64 LE. */
 export const OP_COMMIT_OFFSET = 6;
+/**
+ * The batch's meta for the change feed: keyspace 0, the meta as key. Always the first
+ * operation (a server commits a write that starts with it alone, never merged with others).
+ */
+export const OP_META = 7;
 
 /** The offset field of an `OP_COMMIT_OFFSET`. */
 export function offsetBytes(offset: number): Uint8Array {
@@ -100,6 +105,9 @@ export class PackedOps {
     if (value !== undefined) {
       this.#bytesField(value);
     }
+    if (op === OP_META) {
+      return;
+    }
     this.count += 1;
     if (op >= OP_PUSH) {
       this.queueOps += 1;
@@ -146,7 +154,7 @@ export interface PackingTopic {
 /**
  * Packs an array batch (`db.batch([...])`). `storeOf` resolves an operation's `keyspace`
  * (`undefined`: the default keyspace) and rejects one of another database; `queueOf` resolves
- * the `queue` of a push or ack the same way. Anything wrong is `INVALID_ARGUMENT`, before
+ * the `queue` of a push or ack the same way; `meta` is the batch's (`OP_META`). Anything wrong is `INVALID_ARGUMENT`, before
  * anything is written.
  */
 export function packOperations(
@@ -154,8 +162,12 @@ export function packOperations(
   operations: unknown,
   queueOf?: (queue: unknown) => PackingQueue,
   topicOf?: (topic: unknown) => PackingTopic,
+  meta?: Uint8Array,
 ): PackedOps {
   const ops = new PackedOps();
+  if (meta !== undefined) {
+    ops.add(OP_META, 0, meta);
+  }
   for (const op of batchOperations(operations)) {
     if (op.type === "append" || op.type === "commitOffset") {
       if (topicOf === undefined) {

@@ -72,6 +72,11 @@ export class DatabaseHandle {
   readonly queueSignals = new QueueSignals();
   /** Appends to this database's topics (by topic name), for waiting subscriptions. */
   readonly topicSignals = new QueueSignals();
+  /**
+   * Writes to this database from this thread (one name, `""`: after every write call,
+   * committed or not), for the change feeds that follow it (`changes({ follow: true })`).
+   */
+  readonly commitSignals = new QueueSignals();
 
   constructor(
     readonly id: number,
@@ -167,10 +172,11 @@ export class DatabaseHandle {
     this.#resources.delete(id * 4 + kindIndex(kind));
   }
 
-  /** After a write: make sure idle-time maintenance will run. */
+  /** After a write: make sure idle-time maintenance will run; wake the feeds that follow. */
   afterWrite(): void {
     this.#maintenance?.schedule();
     this.hooks?.after();
+    this.commitSignals.notify("");
   }
 
   /** Closes every resource, then the database, then the storage bridge. Idempotent. */

@@ -155,12 +155,27 @@ export function translateError(error: unknown): unknown {
     return error;
   }
   if (hasStringCode(error)) {
-    const { first, next } = error as { first?: unknown; next?: unknown };
-    const details = typeof first === "number" && typeof next === "number" ? { first, next } : undefined;
+    const details = errorDetails(error);
     return new ShaleError(error.code as ShaleErrorCode, error.message, { cause: error, details });
   }
   return error;
 }
+
+/** The figures the module set on error `error` (`ShaleError.details`), if any. */
+function errorDetails(error: object): Record<string, number> | undefined {
+  let details: Record<string, number> | undefined;
+  for (const name of DETAIL_NAMES) {
+    const value = (error as Record<string, unknown>)[name];
+    if (typeof value === "number") {
+      details ??= {};
+      details[name] = value;
+    }
+  }
+  return details;
+}
+
+/** The properties of the module's errors that are figures (`crates/wasm/src/errors.rs`). */
+const DETAIL_NAMES = ["first", "next", "since", "oldest", "expected", "got"] as const;
 
 function poison(message: string): void {
   state = "panicked";

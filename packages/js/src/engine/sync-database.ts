@@ -13,6 +13,8 @@ import { keyspaceCodecs } from "../arguments/keyspace-options.js";
 import { checkOpenOptions } from "../arguments/open-options.js";
 import { packOperations } from "../encoding/packed-ops.js";
 import { writePacked } from "./write-packed.js";
+import { metaOption } from "../arguments/change-options.js";
+import { ackChanges, applyChanges, changeCursor, removeChangeCursor, sequence, syncChanges } from "./changes.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
 import { StoreImpl, storeOf } from "./store.js";
@@ -22,6 +24,12 @@ import { queueName } from "../arguments/queue-options.js";
 import { syncTopic, syncTopicOf } from "./topic.js";
 import { topicName } from "../arguments/topic-options.js";
 import type {
+  ApplyChangeOptions,
+  ApplyChangeResult,
+  BatchOptions,
+  Change,
+  ChangesOptions,
+  CheckpointResult,
   BatchOperation,
   EncodingOptions,
   KeyEncoding,
@@ -90,6 +98,10 @@ export function openDatabaseSync(
         o.blockCacheSize,
         o.compression,
         o.bloomBitsPerKey,
+        o.follower,
+        o.changes.retain,
+        o.changes.retainMs,
+        o.changes.retainBytes,
       ),
     );
   } catch (error) {
@@ -136,10 +148,10 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   }
 
   batch(): SyncBatch<unknown, unknown>;
-  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: WriteOptions): number[];
+  batch(operations: readonly BatchOperation<unknown, unknown>[], options?: BatchOptions): number[];
   batch(
     operations?: readonly BatchOperation<unknown, unknown>[],
-    options?: WriteOptions,
+    options?: BatchOptions,
   ): SyncBatch<unknown, unknown> | number[] {
     if (operations === undefined) {
       this.db.check();
@@ -150,6 +162,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       operations,
       (queue) => syncQueueOf(this.db, queue),
       (topic) => syncTopicOf(this.db, topic),
+      metaOption(options),
     );
     return writePacked(this.db, ops, options);
   }
@@ -236,7 +249,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     return this.db.write(() => wasm.dbMaintain(this.db.id, budget));
   }
 
-  checkpoint(destination: string): void {
+  checkpoint(destination: string): CheckpointResult {
     pathArgument(destination, "the checkpoint's destination directory");
     this.db.check();
     const resolved = this.#env.resolve(destination);
@@ -247,10 +260,34 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       throw storageError(resolved, error);
     }
     try {
-      checkpointTo(this, storage);
+      return { seq: checkpointTo(this, storage) };
     } finally {
       storage.releaseAll();
     }
+  }
+
+  changes(options?: ChangesOptions): IterableIterator<Change> {
+    return syncChanges(this.db, options);
+  }
+
+  sequence(): number {
+    return sequence(this.db);
+  }
+
+  ackChanges(cursor: string, seq: number): void {
+    ackChanges(this.db, cursor, seq);
+  }
+
+  changeCursor(cursor: string): number | undefined {
+    return changeCursor(this.db, cursor);
+  }
+
+  removeChangeCursor(cursor: string): boolean {
+    return removeChangeCursor(this.db, cursor);
+  }
+
+  applyChanges(change: Change | Uint8Array, options?: ApplyChangeOptions): ApplyChangeResult {
+    return applyChanges(this.db, change, options);
   }
 
   stats(): Stats {
@@ -281,9 +318,12 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   }
 }
 
-/** Writes a consistent copy of `db` into `storage`, which must hold no file (the caller releases it). */
-export function checkpointTo(db: SyncDatabaseImpl, storage: StorageHost): void {
-  db.db.call(() => wasm.dbCheckpoint(db.db.id, storage));
+/**
+ * Writes a consistent copy of `db` into `storage`, which must hold no file (the caller releases
+ * it); returns the sequence number the copy is consistent at.
+ */
+export function checkpointTo(db: SyncDatabaseImpl, storage: StorageHost): number {
+  return db.db.call(() => wasm.dbCheckpoint(db.db.id, storage));
 }
 
 /** Makes the memtable of `db` immutable, for later maintenance steps to flush (before idling). */

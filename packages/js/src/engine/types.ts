@@ -17,6 +17,8 @@ import type {
 
 export type * from "./queue-types.js";
 export type * from "./topic-types.js";
+export type * from "./change-types.js";
+import type { ApplyChangeOptions, ApplyChangeResult, Change, ChangeRetentionOptions, ChangesOptions, CheckpointResult } from "./change-types.js";
 import type { SyncTopic, TopicBatchOperation, TopicOptions, TopicRef, RecordHeaders } from "./topic-types.js";
 
 /**
@@ -87,6 +89,18 @@ export interface OpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEn
    * worker).
    */
   engineThread?: "own" | "caller";
+  /**
+   * Open as a follower of another database (default `false`): every write fails with
+   * `READ_ONLY` except `applyChanges`, which applies the leader's change feed with the leader's
+   * sequence numbers. Reads, snapshots, checkpoints and its own change feed work as usual.
+   */
+  follower?: boolean;
+  /**
+   * Keep committed batches for the change feed after their flush, and stamp each with its
+   * commit time (`Change.time`). Without it, batches go once flushed unless a change cursor
+   * (`ackChanges`) holds them. `{}`: only cursors hold them, but batches carry their time.
+   */
+  changes?: ChangeRetentionOptions;
 }
 
 /** Options of one write. */
@@ -97,6 +111,15 @@ export interface WriteOptions {
    * (`fdatasync`), so it survives power loss.
    */
   sync?: boolean;
+}
+
+/** Options of an array batch (`db.batch(operations, options)`). */
+export interface BatchOptions extends WriteOptions {
+  /**
+   * Attached to the batch for the change feed (`Change.meta`): an idempotency key, the origin
+   * of a replicated write. A string is stored UTF-8 encoded; at most 64 KiB.
+   */
+  meta?: string | Uint8Array;
 }
 
 /** A range of keys. Bounds combine (all must hold); key order is byte order. */
@@ -269,7 +292,7 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
    * pushes and acks, topic appends and offset commits too); returns the ids of its queue pushes
    * and the offsets of its topic appends, in the order added (none: `[]`).
    */
-  batch(operations: readonly BatchOperation<K, V>[], options?: WriteOptions): number[];
+  batch(operations: readonly BatchOperation<K, V>[], options?: BatchOptions): number[];
   /**
    * Opens durable queue `name` (1 to 200 bytes of UTF-8, no NUL), creating it if missing: see
    * {@link QueueOptions} for what options with settings do to a stored configuration.
@@ -308,7 +331,29 @@ export interface SyncDatabase<K, V> extends SyncStore<K, V>, Disposable {
    * Writes a consistent copy of the database into directory `destination`, which must not
    * exist or be empty (created if missing); one holding any file is `ALREADY_EXISTS`.
    */
-  checkpoint(destination: string): void;
+  checkpoint(destination: string): CheckpointResult;
+  /**
+   * The changes committed so far from `since` on, in commit order (read lazily, in chunks).
+   * `CHANGES_TRUNCATED` (with `details.oldest`) if batches from `since` are no longer kept.
+   */
+  changes(options?: ChangesOptions): IterableIterator<Change>;
+  /** The sequence number of the last committed operation (0: none yet). */
+  sequence(): number;
+  /**
+   * Moves durable change cursor `cursor` (1 to 200 bytes of UTF-8, no NUL; created if
+   * missing) to `seq`: logs holding later batches are kept until every cursor passed them.
+   */
+  ackChanges(cursor: string, seq: number): void;
+  /** Where change cursor `cursor` stands, if it exists. */
+  changeCursor(cursor: string): number | undefined;
+  /** Removes change cursor `cursor`; `false` if there was none. */
+  removeChangeCursor(cursor: string): boolean;
+  /**
+   * On a follower (`follower: true`): applies a change of the leader's feed (a `Change` or its
+   * `bytes`) with the leader's sequence numbers. One applied before is skipped
+   * (`applied: false`); one that does not continue the follower is `CHANGE_GAP`.
+   */
+  applyChanges(change: Change | Uint8Array, options?: ApplyChangeOptions): ApplyChangeResult;
   stats(): Stats;
   /** Closes the database; pending writes are durable per their `sync` option. Idempotent. */
   close(): void;

@@ -34,7 +34,7 @@ export function openNodeServer(
   return new DatabaseServer(
     db,
     {
-      checkpoint: (destination) => db.checkpoint(destination),
+      checkpoint: (destination) => db.checkpoint(destination).seq,
       exportArchive: () => {
         throw invalidArgument("export() is for browsers; in Node, checkpoint() writes a copy into a directory");
       },

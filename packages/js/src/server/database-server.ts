@@ -19,6 +19,7 @@ import type { ClientResources } from "./client-resources.js";
 import { Executor, WRITES, type ServerServices } from "./executor.js";
 import { JobQueue, type Job } from "./job-queue.js";
 import { Later } from "./queue-waits.js";
+import { OP_META } from "../encoding/packed-ops.js";
 import { MAINTENANCE_EVERY, MaintenanceScheduler } from "../engine/maintenance.js";
 import { WritePath, isRejection } from "./write-path.js";
 
@@ -175,7 +176,7 @@ export class DatabaseServer {
     for (let i = 0; i < todo.length; i++) {
       // Writes that arrived together are written together (a group commit).
       let end = i;
-      while (end < todo.length && WRITES.has((todo[end] as RequestMessage)[1])) {
+      while (end < todo.length && mergeable(todo[end] as RequestMessage)) {
         end++;
       }
       if (end - i >= 2 && i >= separately && !this.#stopped && (this.#host.canMerge?.() ?? true)) {
@@ -234,4 +235,14 @@ export class DatabaseServer {
     this.#maintenance?.served(written);
     this.#host.afterMessage?.();
   }
+}
+
+/**
+ * Whether `request` may be committed in one batch with the writes around it: a write, except
+ * one carrying a meta for the change feed (its first operation is `OP_META`), which must stay
+ * the meta of its own batch.
+ */
+function mergeable(request: RequestMessage): boolean {
+  const [, op, args] = request;
+  return WRITES.has(op) && !(op === "write" && (args as Args<"write">)[0][0] === OP_META);
 }

@@ -18,6 +18,8 @@ import type { SyncTransactionImpl } from "../engine/transaction.js";
 import { writePackedBytes, writePackedIds } from "../engine/write-packed.js";
 import { openQueue, READ_PEEK, type SyncQueueImpl } from "../engine/queue.js";
 import { Later, waitForItems } from "./queue-waits.js";
+import { readChanges } from "../engine/changes.js";
+import { changesReadArguments } from "../arguments/change-options.js";
 import { openTopic, type SyncTopicImpl } from "../engine/topic.js";
 import type { IteratorOptions, ReadOptions, Stats } from "../types.js";
 import type { ClientResources, OpenTransaction } from "./client-resources.js";
@@ -39,7 +41,8 @@ export const WRITES: ReadonlySet<Op> = new Set<Op>(["put", "delete", "write"]);
 export interface ServerServices {
   /** Runs `job` on the server's queue, alone, after what is queued (waiting queue reads). */
   run(job: () => void): void;
-  checkpoint(destination: string): void | Promise<void>;
+  /** Returns the sequence number the copy is consistent at. */
+  checkpoint(destination: string): number | Promise<number>;
   exportArchive(): Blob;
   stats(): Stats | Promise<Stats>;
   debugPanic(message: string): void;
@@ -469,6 +472,25 @@ export class Executor {
       }),
     maintain: (_client, budget) => this.#db.maintain(budget),
     checkpoint: (_client, destination) => this.#services.checkpoint(destination),
+    changesRead: (client, since, limit, maxBytes, waitMs, waitId) => {
+      const db = this.#db.db;
+      const checked = changesReadArguments(since, limit, maxBytes);
+      const read = (): Uint8Array => readChanges(db, checked.since, checked.limit, checked.maxBytes);
+      const first = read();
+      if (first.length > 0 || waitMs <= 0) {
+        return first;
+      }
+      const target = { name: "", attempt: read, empty: (r: Uint8Array) => r.length === 0, nextWake: () => undefined };
+      return waitForItems(target, new Uint8Array(0), waitMs, client, waitId, db.commitSignals, (job) =>
+        this.#services.run(job),
+      );
+    },
+    sequence: () => this.#db.sequence(),
+    ackChanges: (_client, cursor, seq) => this.#db.ackChanges(cursor, seq),
+    changeCursor: (_client, cursor) => this.#db.changeCursor(cursor) ?? -1,
+    removeChangeCursor: (_client, cursor) => this.#db.removeChangeCursor(cursor),
+    applyChange: (_client, change, expected) =>
+      this.#db.applyChanges(change, expected < 0 ? undefined : { expectedSeq: expected }),
     stats: () => this.#services.stats(),
     export: () => this.#services.exportArchive(),
     debugPanic: (_client, message) => this.#services.debugPanic(message),

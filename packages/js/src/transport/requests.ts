@@ -12,7 +12,7 @@ import type { ShaleErrorCode } from "../errors.js";
 import type { WireQueueOptions } from "../arguments/queue-options.js";
 import type { WireFrom, WireTopicOptions } from "../arguments/topic-options.js";
 import type { ReadMode } from "../engine/queue.js";
-import type { QueueStats, Stats, TopicStats } from "../types.js";
+import type { ApplyChangeResult, QueueStats, Stats, TopicStats } from "../types.js";
 
 /** Range, direction, limit and snapshot of an iteration, keys encoded. */
 export interface WireRange {
@@ -145,7 +145,25 @@ export interface Protocol {
   flush: { args: []; result: void };
   compact: { args: [start: Uint8Array | undefined, end: Uint8Array | undefined]; result: void };
   maintain: { args: [budget: number]; result: boolean };
-  checkpoint: { args: [destination: string]; result: void };
+  /** Resolves with the sequence number the copy is consistent at. */
+  checkpoint: { args: [destination: string]; result: number };
+  /**
+   * Up to `limit` changes (about `maxBytes`) from `since` on, packed
+   * (`../encoding/changes.ts`), waiting up to `waitMs` for one when there is none yet
+   * (`../server/queue-waits.ts`, woken after every write of the server); `waitId` names the
+   * wait for `queueCancelWait`.
+   */
+  changesRead: {
+    args: [since: number, limit: number, maxBytes: number, waitMs: number, waitId: number];
+    result: Uint8Array;
+  };
+  sequence: { args: []; result: number };
+  ackChanges: { args: [cursor: string, seq: number]; result: void };
+  /** Where the cursor stands (-1: no such cursor). */
+  changeCursor: { args: [cursor: string]; result: number };
+  removeChangeCursor: { args: [cursor: string]; result: boolean };
+  /** Applies a change's bytes (`expected` -1: any start). */
+  applyChange: { args: [change: Uint8Array, expected: number]; result: ApplyChangeResult };
   /** The engine's figures (browsers add theirs: `BrowserStats`). */
   stats: { args: []; result: Stats };
   /** A tar archive of the database directory (browsers only). */

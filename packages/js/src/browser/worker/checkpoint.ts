@@ -15,14 +15,14 @@ import { SLOTS_KEPT, SLOTS_LOW, openPool } from "./slot-reserve.js";
 /**
  * Writes a consistent copy of `db` (database `name`, whose files `pool` holds) into new database
  * `destination`, which must not exist (`ALREADY_EXISTS`) nor be open (`LOCKED`). A failure
- * removes what it created.
+ * removes what it created. Resolves with the sequence number the copy is consistent at.
  */
 export async function checkpointInto(
   db: SyncDatabaseImpl,
   pool: OpfsPool,
   name: string,
   destination: string,
-): Promise<void> {
+): Promise<number> {
   checkDatabaseName(destination);
   if (destination === name) {
     throw new ShaleError("ALREADY_EXISTS", `shaledb: cannot checkpoint database "${destination}" into itself`);
@@ -40,8 +40,9 @@ export async function checkpointInto(
     }
     created = true;
     await target.reserve(pool.usedSlots + SLOTS_LOW);
-    checkpointTo(db, target);
+    const seq = checkpointTo(db, target);
     await target.trim(SLOTS_KEPT);
+    return seq;
   } catch (error) {
     target?.releaseAll();
     target = undefined;

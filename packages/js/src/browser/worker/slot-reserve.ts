@@ -66,6 +66,9 @@ const CREATES_FILES: ReadonlySet<Op> = new Set<Op>([
   "topicRemoveGroup",
   "topicApplyRetention",
   "deleteTopic",
+  "applyChange",
+  "ackChanges",
+  "removeChangeCursor",
 ]);
 /** A maintenance budget above this may rewrite the whole tree: reserve a slot per file first. */
 const LARGE_BUDGET = 64 << 20;

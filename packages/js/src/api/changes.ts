@@ -1,0 +1,121 @@
+/**
+ * `db.changes()` of the Promise API: the change feed fetched in chunks (up to
+ * `CHANGES_CHUNK` changes or about `CHANGES_CHUNK_BYTES` per request). Without `follow` it ends
+ * at the last change committed when a read comes back empty; with `follow` that read waits on
+ * the server (no polling) for the next commit. It ends when the loop breaks (`return()`),
+ * `signal` aborts (the wait under way is cancelled), or the database closes.
+ *
+ * @module
+ */
+import { CHANGES_CHUNK, CHANGES_CHUNK_BYTES, changesOptions } from "../arguments/change-options.js";
+import { decodeChanges } from "../encoding/changes.js";
+import { ShaleError } from "../errors.js";
+import type { Transport } from "../transport/transport.js";
+import type { Change } from "../types.js";
+import type { Waits } from "./queue.js";
+
+/** How long one read waits on the server before the feed asks again. */
+const WAIT_MS = 60_000;
+
+/** The feed (see the module notes); a bad option is `INVALID_ARGUMENT`, thrown here. */
+export function changeFeed(transport: Transport, waits: Waits, options: unknown): AsyncIterableIterator<Change> {
+  return new ChangeFeed(transport, waits, changesOptions(options, true));
+}
+
+class ChangeFeed implements AsyncIterableIterator<Change> {
+  readonly #transport: Transport;
+  readonly #waits: Waits;
+  readonly #follow: boolean;
+  /** The next change wanted starts at or after this. */
+  #next: number;
+  /** Changes still to hand out (`limit`). */
+  #left: number;
+  readonly #buffer: Change[] = [];
+  #ended = false;
+  /** The wait id of the read under way, if any. */
+  #waitId: number | undefined;
+  /** Ends a `next()` whose read is under way when the feed stops. */
+  #interrupt: (() => void) | undefined;
+
+  constructor(transport: Transport, waits: Waits, options: ReturnType<typeof changesOptions>) {
+    this.#transport = transport;
+    this.#waits = waits;
+    this.#follow = options.follow;
+    this.#next = options.since;
+    this.#left = options.limit;
+    if (options.signal?.aborted === true) {
+      this.#ended = true;
+    }
+    options.signal?.addEventListener("abort", () => this.#stop(), { once: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<Change> {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<Change>> {
+    while (!this.#ended && this.#left > 0) {
+      const change = this.#buffer.shift();
+      if (change !== undefined) {
+        this.#left -= 1;
+        return { done: false, value: change };
+      }
+      const changes = await this.#read();
+      if (changes === undefined || (changes.length === 0 && !this.#follow)) {
+        break;
+      }
+      for (const c of changes) {
+        this.#buffer.push(c);
+        this.#next = c.lastSeq + 1;
+      }
+    }
+    this.#stop();
+    return { done: true, value: undefined };
+  }
+
+  return(): Promise<IteratorResult<Change>> {
+    this.#stop();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  /** One read of the feed; `undefined` once the feed ended (or the database closed). */
+  async #read(): Promise<Change[] | undefined> {
+    const waitId = this.#follow ? this.#waits.start() : 0;
+    this.#waitId = this.#follow ? waitId : undefined;
+    const limit = Math.min(this.#left, CHANGES_CHUNK);
+    const request = this.#transport.request("changesRead", [
+      this.#next,
+      limit,
+      CHANGES_CHUNK_BYTES,
+      this.#follow ? WAIT_MS : 0,
+      waitId,
+    ]);
+    const stopped = new Promise<undefined>((resolve) => {
+      this.#interrupt = () => resolve(undefined);
+    });
+    try {
+      const bytes = await Promise.race([request, stopped]);
+      return bytes === undefined || this.#ended ? undefined : decodeChanges(bytes);
+    } catch (error) {
+      if (error instanceof ShaleError && error.code === "CLOSED") {
+        return undefined;
+      }
+      throw error;
+    } finally {
+      request.catch(() => undefined);
+      this.#interrupt = undefined;
+      if (this.#follow) this.#waits.open.delete(waitId);
+      this.#waitId = undefined;
+    }
+  }
+
+  #stop(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#buffer.length = 0;
+    if (this.#waitId !== undefined && !this.#transport.closed) {
+      this.#transport.request("queueCancelWait", [this.#waitId]).catch(() => undefined);
+    }
+    this.#interrupt?.();
+  }
+}
