@@ -34,7 +34,7 @@ async function startSequence(jsm, stream, durable, startStreamSeq) {
  * is called after each message (`message`: the JetStream message, with its headers);
  * `onMessage(message)` before its apply.
  */
-export async function startFollower(db, nc, { name, durable, startStreamSeq, signal, onMessage, onApplied, batch = 512 } = {}) {
+export async function startFollower(db, nc, { name, durable, startStreamSeq, signal, onMessage, onApplied, batch = 512, maxApplies = 32 } = {}) {
   const { stream } = streamNames(name);
   const jsm = await jetstreamManager(nc);
   const start = await startSequence(jsm, stream, durable, startStreamSeq);
@@ -50,14 +50,41 @@ export async function startFollower(db, nc, { name, durable, startStreamSeq, sig
   const messages = await consumer.consume({ max_messages: batch });
   const stop = () => messages.stop();
   signal?.addEventListener("abort", stop, { once: true });
+  // Applies are pipelined (up to `maxApplies` requested before the oldest returned: the
+  // database applies them in request order, and a batch of requests crosses to its engine
+  // thread at once); each message is acked, in order, once its own apply returned. A failed
+  // apply stops the consumer; the applies after it fail too (they no longer follow) and
+  // nothing after it is acked.
+  const inFlight = [];
+  let failure;
+  const settle = () => {
+    while (inFlight.length && inFlight[0].result) {
+      const { m, result } = inFlight.shift();
+      m.ack();
+      onApplied?.({ ...result, streamSeq: m.seq, message: m });
+    }
+  };
   const done = (async () => {
     try {
       for await (const m of messages) {
+        if (failure) break;
         onMessage?.(m);
-        const result = await db.applyChanges(m.data);
-        m.ack();
-        onApplied?.({ ...result, streamSeq: m.seq, message: m });
+        const entry = { m };
+        inFlight.push(entry);
+        entry.applied = db.applyChanges(m.data).then(
+          (result) => {
+            entry.result = result;
+            settle();
+          },
+          (e) => {
+            failure ??= e;
+            messages.stop();
+          },
+        );
+        while (inFlight.length >= maxApplies && !failure) await inFlight[0].applied;
       }
+      await Promise.all(inFlight.map((e) => e.applied));
+      if (failure) throw failure;
     } finally {
       signal?.removeEventListener("abort", stop);
       messages.stop();
