@@ -2,8 +2,9 @@
 // JetStream (forwarder.mjs), writes --batches batches of --size operations (workload.mjs) at
 // --rate batches/s (0: as fast as it can), numbered from --from (workload.mjs derives each
 // batch's keys and values from its number), and every --checkpoint-ms publishes a checkpoint
-// (bootstrap.mjs; 0: never). On SIGTERM it stops writing, waits (up to 10 s) until JetStream
-// confirmed every change, acks its cursor and prints the database's checksum.
+// (bootstrap.mjs; 0: never); the forwarder acks its cursor every --ack-ms. On SIGTERM it stops
+// writing, waits (up to 10 s) until JetStream confirmed every change, acks its cursor and prints
+// the database's checksum.
 //
 //   node src/leader.mjs --data /tmp/leader --nats nats://127.0.0.1:4222 --batches 1000
 //
@@ -16,7 +17,7 @@ import { startForwarder } from "./forwarder.mjs";
 import { ensureStream } from "./stream.mjs";
 import { openDatabase, writeBatches } from "./workload.mjs";
 
-const o = options({ data: "leader-data", nats: "nats://127.0.0.1:4222", batches: 1000, from: 0, size: 100, rate: 0, "checkpoint-ms": 0, "value-bytes": 100 });
+const o = options({ data: "leader-data", nats: "nats://127.0.0.1:4222", batches: 1000, from: 0, size: 100, rate: 0, "checkpoint-ms": 0, "value-bytes": 100, "ack-ms": 50 });
 const signal = stopSignal();
 const db = await openDatabase(o.data);
 const nc = await connect({ servers: o.nats, maxReconnectAttempts: -1 });
@@ -26,6 +27,7 @@ const forwarding = new AbortController();
 let duplicates = 0;
 const forwarder = startForwarder(db, nc, {
   signal: forwarding.signal,
+  ackEveryMs: o["ack-ms"],
   onConfirmed: (c) => c.duplicate && duplicates++,
   onRetry: (e) => emit("retry", { error: e.message }),
 });
