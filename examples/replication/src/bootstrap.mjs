@@ -76,22 +76,34 @@ export async function publishCheckpoint(db, nc, position, { name } = {}) {
 /**
  * Downloads the newest checkpoint into `dir` (missing or empty). Resolves with its manifest
  * `{ seq, streamSeq, ... }`, or `undefined` when the bucket holds none (then the follower
- * starts empty, from the stream's start).
+ * starts empty, from the stream's start). The leader keeps two checkpoints: one replaced twice
+ * during a slow download is missing files, and the download starts again with the newest.
  */
-export async function downloadCheckpoint(nc, dir, { name } = {}) {
+export async function downloadCheckpoint(nc, dir, { name, attempts = 5 } = {}) {
   const bucket = await checkpointBucket(nc, { name });
-  const blob = await bucket.getBlob(LATEST);
-  if (!blob) return undefined;
-  const manifest = JSON.parse(new TextDecoder().decode(blob));
+  for (let attempt = 1; ; attempt++) {
+    const blob = await bucket.getBlob(LATEST);
+    if (!blob) return undefined;
+    const manifest = JSON.parse(new TextDecoder().decode(blob));
+    if (await downloadFiles(bucket, manifest, dir)) return manifest;
+    await rm(dir, { recursive: true, force: true });
+    if (attempt === attempts) throw new Error(`checkpoint download: files replaced during each of ${attempts} attempts`);
+  }
+}
+
+/** Downloads the files of checkpoint `manifest` into `dir`; `false` if one is gone or unreadable. */
+async function downloadFiles(bucket, manifest, dir) {
   for (const { file } of manifest.files) {
     const path = join(dir, ...file.split("/"));
     await mkdir(dirname(path), { recursive: true });
     const object = await bucket.get(`${manifest.seq}/${file}`);
-    if (!object) throw new Error(`checkpoint ${manifest.seq}: object ${file} is missing`);
-    await pipeline(Readable.fromWeb(object.data), createWriteStream(path));
-    await object.error.then((e) => {
-      if (e) throw e;
-    });
+    if (!object) return false;
+    try {
+      await pipeline(Readable.fromWeb(object.data), createWriteStream(path));
+      if (await object.error) return false; // removed while read, or damaged: try again
+    } catch {
+      return false;
+    }
   }
-  return manifest;
+  return true;
 }
