@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { buildPage, launchChromium, serve } from "./browser.mjs";
+import { buildPage, launchChromium, noChromium, serve } from "./browser.mjs";
 import { scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
 
-test("a browser follower over NATS's WebSocket listener converges to the leader", async () => {
+test("a browser follower over NATS's WebSocket listener converges to the leader", { skip: noChromium }, async () => {
   const nats = await startNatsServer();
   const tmp = scratch();
   await buildPage(join(tmp.dir, "app"));

@@ -2,7 +2,7 @@
 // clients are CommonJS), a static server for the page, the bundle and the built `shaledb`
 // package (packages/js: dist/ and wasm/), and headless Chromium (Debian's, installed by
 // scripts/setup.sh --chromium; SHALEDB_CHROMIUM names another) driven by playwright-core.
-import { createReadStream, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,12 +61,18 @@ export async function serve(appDir) {
   };
 }
 
+/** The Chromium binary: $SHALEDB_CHROMIUM, else Debian's. */
+export const CHROMIUM = process.env.SHALEDB_CHROMIUM ?? "/usr/bin/chromium";
+
+/** Why the browser test cannot run here, if it cannot (no Chromium). */
+export const noChromium = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (scripts/setup.sh --chromium installs it)`;
+
 /** Headless Chromium on a fresh profile under `dir` (XDG folders there too). */
 export async function launchChromium(dir) {
   process.env.XDG_CONFIG_HOME = join(dir, "xdg-config");
   process.env.XDG_CACHE_HOME = join(dir, "xdg-cache");
   return chromium.launchPersistentContext(join(dir, "profile"), {
-    executablePath: process.env.SHALEDB_CHROMIUM ?? "/usr/bin/chromium",
+    executablePath: CHROMIUM,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
