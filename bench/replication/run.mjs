@@ -15,6 +15,7 @@
 //   node bench/replication/run.mjs            # ~1-2 minutes
 //   REPLICATION_BENCH_SECONDS=4 node bench/replication/run.mjs   # seconds of writing per case (6)
 //   REPLICATION_BENCH_ENGINE_THREAD=caller node ...               # the Promise API's engineThread
+//   REPLICATION_BENCH_LOADS=10,50 REPLICATION_BENCH_FOLLOWERS=1 node ...   # other cases
 //
 // Prints one JSON line per figure (suite "replication") and appends them to
 // $SHALEDB_BENCH_RESULTS/replication.jsonl (bench/run-replication.sh sets it to bench/results).
@@ -85,8 +86,10 @@ await alone.exited;
 rmSync(dir, { recursive: true, force: true });
 figure("leader/batches/max", "batches/s", max.batchesPerSec);
 
-for (const followers of [1, 3]) {
-  for (const pct of [50, 90]) {
+// REPLICATION_BENCH_LOADS / _FOLLOWERS pick other cases (e.g. "10,50" and "1" while iterating).
+const list = (v, d) => (v ? v.split(",").map(Number) : d);
+for (const followers of list(process.env.REPLICATION_BENCH_FOLLOWERS, [1, 3])) {
+  for (const pct of list(process.env.REPLICATION_BENCH_LOADS, [50, 90])) {
     const rate = (max.batchesPerSec * pct) / 100;
     console.error(`== ${pct}% load (${rate.toFixed(0)} batches/s), ${followers} follower(s) (${load()})`);
     const { done, stopped } = await runCase({ rate, followers });
