@@ -139,6 +139,22 @@ function renderTargets(suite, map) {
         return r ? `${r.value < 100 ? "met" : "missed"}: ${fmt(r.value)} µs` : "not measured";
       }],
     ],
+    // The change-feed issue (15): bench/run-replication.sh (a real nats-server on loopback).
+    replication: [
+      ...["1f", "3f"].map((f) => [`lag p99 < 5 ms at 50% load (${f === "1f" ? "1 follower" : "3 followers"})`, () => {
+        const r = get(`lag/p99/50pct/${f}`, "ms", "shaledb");
+        return r ? `${r.value < 5 ? "met" : "missed"}: ${fmt(r.value)} ms` : "not measured";
+      }]),
+      ["forwarding keeps up with the leader's unsynced rate, batches of 100", () => {
+        const fwd = get("forward/batches/max/1f", "batches/s", "shaledb");
+        const wrote = get("write/batches/max/1f", "batches/s", "shaledb");
+        const alone = get("leader/batches/max", "batches/s", "shaledb");
+        if (!fwd || !wrote || fwd.run !== wrote.run) return "not measured";
+        const r = fwd.value / wrote.value;
+        const aloneText = alone && alone.run === fwd.run ? `; the leader alone: ${fmt(alone.value)} batches/s` : "";
+        return `${r >= 0.99 ? "met" : "missed"}: ${fmt(fwd.value)} batches/s forwarded while the leader wrote ${fmt(wrote.value)}${aloneText}`;
+      }],
+    ],
   }[suite];
   if (!targets) return;
   out.push("Targets (same run):", "", "| target | result |", "|---|---|", ...targets.map(([name, check]) => `| ${name} | ${check()} |`), "");

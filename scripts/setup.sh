@@ -4,12 +4,23 @@
 #   - wasm-bindgen-cli of exactly the version crates/wasm/Cargo.toml pins,
 #   - the npm devDependencies (npm ci), when node_modules is missing or older than the lock file,
 #   - with --chromium (the test command): Debian's chromium package, for the browser tests
-#     (headless, driven by playwright-core), unless SHALEDB_CHROMIUM names another binary.
+#     (headless, driven by playwright-core), unless SHALEDB_CHROMIUM names another binary,
+#   - with --nats (the test command): nats-server, for the replication example's tests, built with
+#     `go install` (v2.15.2, from the Go module proxy) into $HOME/.cache/shaledb/bin unless that
+#     version is there already or SHALEDB_NATS_SERVER names another binary.
+# Flags combine: setup.sh --chromium --nats.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 chromium=0
-[ "${1:-}" = "--chromium" ] && chromium=1
+nats=0
+for arg in "$@"; do
+  case "$arg" in
+    --chromium) chromium=1 ;;
+    --nats) nats=1 ;;
+    *) die "unknown argument: $arg (known: --chromium, --nats)" ;;
+  esac
+done
 
 command -v cargo >/dev/null || die "cargo not found: install Rust (https://rustup.rs), then rerun"
 command -v node >/dev/null || die "node not found: install Node.js 20.19 or newer, then rerun"
@@ -53,4 +64,25 @@ if [ "$chromium" = 1 ] && [ ! -x "${SHALEDB_CHROMIUM:-/usr/bin/chromium}" ]; the
   command -v apt-get >/dev/null ||
     die "no /usr/bin/chromium and no apt-get: install Chromium, or set SHALEDB_CHROMIUM to its binary"
   apt_install "for the browser tests" chromium
+fi
+
+# 5. nats-server for the replication example's tests (examples/replication), built from source
+#    through the Go module proxy (no prebuilt download), once: reinstalled only when the binary at
+#    the default path is missing or reports another version. examples/replication/src/nats-server.mjs
+#    looks in the same places.
+if [ "$nats" = 1 ]; then
+  nats_version=2.15.2
+  if [ -n "${SHALEDB_NATS_SERVER:-}" ]; then
+    [ -x "$SHALEDB_NATS_SERVER" ] || die "SHALEDB_NATS_SERVER names $SHALEDB_NATS_SERVER, which is not an executable"
+  else
+    nats_bin="$HOME/.cache/shaledb/bin"
+    have="$("$nats_bin/nats-server" --version 2>/dev/null | sed -nE 's/.*v([0-9.]+).*/\1/p' || true)"
+    if [ "$have" != "$nats_version" ]; then
+      command -v go >/dev/null ||
+        die "go not found: install Go 1.24 or newer (for nats-server), or set SHALEDB_NATS_SERVER to a nats-server binary"
+      section "setup: go install github.com/nats-io/nats-server/v2@v$nats_version into $nats_bin (found: ${have:-none}; about a minute)"
+      mkdir -p "$nats_bin"
+      GOBIN="$nats_bin" GOFLAGS=-buildvcs=false go install "github.com/nats-io/nats-server/v2@v$nats_version"
+    fi
+  fi
 fi

@@ -6,7 +6,8 @@
 #   codecs (gzip, LZW), clippy of the core and bindings for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
-#   project (scripts/pack-smoke.sh), abstract-level's test suite on ShaleLevel (tape), vitest in
+#   project (scripts/pack-smoke.sh), the replication example against a real nats-server
+#   (installed by setup.sh --nats), abstract-level's test suite on ShaleLevel (tape), vitest in
 #   Node, then the browser tests: vitest driving
 #   headless Debian Chromium (installed by setup.sh --chromium) through playwright-core.
 set -euo pipefail
@@ -25,7 +26,7 @@ step() {
 }
 
 step "setup (installs only what is missing)"
-bash scripts/setup.sh --chromium
+bash scripts/setup.sh --chromium --nats
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -68,6 +69,9 @@ npm run --silent --workspace packages/js typecheck
 
 step "the packed package installs into an empty project and runs the README example (scripts/pack-smoke.sh)"
 bash scripts/pack-smoke.sh --no-build
+
+step "replication through a real NATS JetStream server: leader, followers, crashes, bootstrap (examples/replication, node --test)"
+(cd examples/replication && node --test --test-timeout=120000 test/*.test.mjs)
 
 # Runs vitest with config $1 (in packages/js) and prints its pass/fail counts.
 run_vitest() {
