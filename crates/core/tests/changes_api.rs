@@ -309,6 +309,7 @@ fn a_follower_opened_from_a_checkpoint_continues_with_the_next_change() {
     for i in 0..500u32 {
         users.put(format!("u{i:04}").as_bytes(), b"before").unwrap();
     }
+    leader.ack_changes("nats", 0).unwrap();
     let copy = Arc::new(MemoryStorage::new());
     let at = leader.checkpoint_to(copy.clone()).unwrap();
     assert_eq!(at, leader.sequence());
@@ -317,6 +318,11 @@ fn a_follower_opened_from_a_checkpoint_continues_with_the_next_change() {
     }
     let follower = open(&copy, follower_options());
     assert_eq!(follower.sequence(), at);
+    assert_eq!(
+        follower.change_cursors(),
+        vec![],
+        "cursors stay with the leader"
+    );
     for c in all(&leader, at + 1) {
         follower.apply_change(&c, None).unwrap();
     }

@@ -31,9 +31,6 @@ if (o.bootstrap === "yes" && empty) {
   }
 }
 const db = await openDatabase(o.data, { follower: true });
-// A checkpoint carries the leader's change cursors; on the follower nobody advances the
-// forwarder's, which would keep every log of the follower's own feed forever.
-const removedCursor = startStreamSeq !== undefined && (await db.removeChangeCursor("nats"));
 let applied = 0;
 let skipped = 0;
 const follower = await startFollower(db, nc, {
@@ -42,7 +39,12 @@ const follower = await startFollower(db, nc, {
   signal,
   onApplied: (r) => (r.applied ? applied++ : skipped++),
 });
-emit("ready", { sequence: await db.sequence(), startStreamSeq: follower.startedAt, removedCursor });
+emit("ready", {
+  sequence: await db.sequence(),
+  startStreamSeq: follower.startedAt,
+  // A checkpoint leaves the leader's change cursors behind: none holds the follower's logs.
+  cursors: (await db.changeCursor("nats")) === undefined ? 0 : 1,
+});
 const progress = setInterval(async () => {
   if (!db.closed) emit("progress", { sequence: await db.sequence(), applied, skipped });
 }, 200);

@@ -19,7 +19,7 @@ impl DbInner {
     /// database keeps serving reads and writes meanwhile. The copy holds every write
     /// acknowledged before the call; writes made during it may or may not be included, each
     /// batch wholly or not at all. Returns the sequence number the copy holds everything up
-    /// to (and nothing after).
+    /// to (and nothing after). The copy has no change cursors.
     pub(crate) fn checkpoint(&self, dest: &Arc<dyn Storage>) -> Result<u64> {
         self.check_open()?;
         let existing: Vec<String> = dest.list()?.into_iter().filter(|n| n != LOCK).collect();
@@ -39,6 +39,9 @@ impl DbInner {
                 copy_file(&*self.storage, &**dest, &table_file_name(file.number))?;
             }
         }
+        // Change cursors belong to the readers of this database, not of the copy (a follower
+        // bootstrapped from it would keep its logs for a reader that never comes).
+        edit.change_cursors.clear();
         let mut versions = VersionSet::new();
         // The copy's log gets a number after every one in use, and starts empty after the last
         // sequence number its tables hold (the log number must name an existing log).

@@ -252,7 +252,8 @@ impl Db {
     /// Writes a consistent copy of the database into directory `dest` (created if missing;
     /// it must hold no files) while the database keeps serving reads and writes. Returns the
     /// sequence number the copy is consistent at: it holds every batch up to it and none
-    /// after, so a follower opened from it continues with [`Db::changes`] from that + 1.
+    /// after, so a follower opened from it continues with [`Db::changes`] from that + 1. Change
+    /// cursors are not copied (they belong to this database's readers).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn checkpoint(&self, dest: impl AsRef<Path>) -> Result<u64> {
         let storage = crate::storage::std_fs::StdFsStorage::open(dest.as_ref())?;
