@@ -4,12 +4,22 @@
 #   - wasm-bindgen-cli of exactly the version crates/wasm/Cargo.toml pins,
 #   - the npm devDependencies (npm ci), when node_modules is missing or older than the lock file,
 #   - with --chromium (the test command): Debian's chromium package, for the browser tests
-#     (headless, driven by playwright-core), unless SHALEDB_CHROMIUM names another binary.
+#     (headless, driven by playwright-core), unless SHALEDB_CHROMIUM names another binary,
+#   - with --firefox (the test command): Debian's firefox-esr package, for the browser tests in
+#     Firefox (headless, driven by puppeteer-core over WebDriver BiDi), unless SHALEDB_FIREFOX
+#     names another binary.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 chromium=0
-[ "${1:-}" = "--chromium" ] && chromium=1
+firefox=0
+for arg in "$@"; do
+  case "$arg" in
+    --chromium) chromium=1 ;;
+    --firefox) firefox=1 ;;
+    *) die "unknown option $arg (expected --chromium, --firefox)" ;;
+  esac
+done
 
 command -v cargo >/dev/null || die "cargo not found: install Rust (https://rustup.rs), then rerun"
 command -v node >/dev/null || die "node not found: install Node.js 20.19 or newer, then rerun"
@@ -53,4 +63,11 @@ if [ "$chromium" = 1 ] && [ ! -x "${SHALEDB_CHROMIUM:-/usr/bin/chromium}" ]; the
   command -v apt-get >/dev/null ||
     die "no /usr/bin/chromium and no apt-get: install Chromium, or set SHALEDB_CHROMIUM to its binary"
   apt_install "for the browser tests" chromium
+fi
+
+# 5. Firefox for the browser tests in a second engine (puppeteer cannot download it here either).
+if [ "$firefox" = 1 ] && [ ! -x "${SHALEDB_FIREFOX:-/usr/bin/firefox-esr}" ]; then
+  command -v apt-get >/dev/null ||
+    die "no /usr/bin/firefox-esr and no apt-get: install Firefox, or set SHALEDB_FIREFOX to its binary"
+  apt_install "for the browser tests in Firefox" firefox-esr
 fi

@@ -7,7 +7,9 @@
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
 #   project (scripts/pack-smoke.sh), vitest in Node, then the browser tests: vitest driving
-#   headless Debian Chromium (installed by setup.sh --chromium) through playwright-core.
+#   headless Debian Chromium (installed by setup.sh --chromium) through playwright-core, and the
+#   same browser tests in headless Debian Firefox ESR (setup.sh --firefox; puppeteer-core over
+#   WebDriver BiDi, SHALEDB_BROWSER=firefox).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -24,7 +26,7 @@ step() {
 }
 
 step "setup (installs only what is missing)"
-bash scripts/setup.sh --chromium
+bash scripts/setup.sh --chromium --firefox
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -84,6 +86,10 @@ step "vitest run (Node)"
 run_vitest vitest.config.ts
 
 step "vitest run -c vitest.browser.config.ts (headless Chromium: OPFS worker, tabs, export, the example app)"
+run_vitest vitest.browser.config.ts
+
+step "vitest run -c vitest.browser.config.ts in Firefox (SHALEDB_BROWSER=firefox: headless firefox-esr over WebDriver BiDi)"
+export SHALEDB_BROWSER=firefox
 run_vitest vitest.browser.config.ts
 
 t=$(now)

@@ -29,7 +29,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { createServer, preview, type PreviewServer, type ViteDevServer } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { Profile } from "./fixtures/chromium.js";
+import { FIREFOX, Profile } from "./fixtures/browser.js";
 import { PACKAGE_ROOT } from "./fixtures/static-server.js";
 
 const run = promisify(execFile);
@@ -243,7 +243,10 @@ async function secondTabAfterTheFirstCloses(context: BrowserContext, origin: str
   expect(problems).toEqual([]);
 }
 
-describe("examples/browser, installed from npm pack", () => {
+// Skipped in Firefox: this tour drives Playwright's own page API (locators, downloads, request
+// events), and Playwright drives only its patched Firefox build, not Debian's firefox-esr (which
+// the other browser tests reach through puppeteer-core over WebDriver BiDi).
+describe.skipIf(FIREFOX)("examples/browser, installed from npm pack", () => {
   let app = "";
   let profile: Profile;
   let context: BrowserContext;
@@ -251,7 +254,7 @@ describe("examples/browser, installed from npm pack", () => {
   beforeAll(async () => {
     tmp = realpathSync(mkdtempSync(join(tmpdir(), "shaledb-example-")));
     profile = new Profile();
-    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launch()]);
+    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launchChromium()]);
   });
 
   afterAll(async () => {
