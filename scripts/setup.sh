@@ -8,17 +8,22 @@
 #   - with --nats (the test command): nats-server, for the replication example's tests, built with
 #     `go install` (v2.15.2, from the Go module proxy) into $HOME/.cache/shaledb/bin unless that
 #     version is there already or SHALEDB_NATS_SERVER names another binary.
-# Flags combine: setup.sh --chromium --nats.
+#   - with --firefox (the test command): Debian's firefox-esr package, for the browser tests in
+#     Firefox (headless, driven by puppeteer-core over WebDriver BiDi), unless SHALEDB_FIREFOX
+#     names another binary.
+# Flags combine: setup.sh --chromium --firefox --nats.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 chromium=0
 nats=0
+firefox=0
 for arg in "$@"; do
   case "$arg" in
     --chromium) chromium=1 ;;
     --nats) nats=1 ;;
-    *) die "unknown argument: $arg (known: --chromium, --nats)" ;;
+    --firefox) firefox=1 ;;
+    *) die "unknown argument: $arg (known: --chromium, --firefox, --nats)" ;;
   esac
 done
 
@@ -85,4 +90,11 @@ if [ "$nats" = 1 ]; then
       GOBIN="$nats_bin" GOFLAGS=-buildvcs=false go install "github.com/nats-io/nats-server/v2@v$nats_version"
     fi
   fi
+fi
+
+# 6. Firefox for the browser tests in a second engine (puppeteer cannot download it here either).
+if [ "$firefox" = 1 ] && [ ! -x "${SHALEDB_FIREFOX:-/usr/bin/firefox-esr}" ]; then
+  command -v apt-get >/dev/null ||
+    die "no /usr/bin/firefox-esr and no apt-get: install Firefox, or set SHALEDB_FIREFOX to its binary"
+  apt_install "for the browser tests in Firefox" firefox-esr
 fi

@@ -8,8 +8,9 @@
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
 #   project (scripts/pack-smoke.sh), the replication example against a real nats-server
 #   (installed by setup.sh --nats), abstract-level's test suite on ShaleLevel (tape), vitest in
-#   Node, then the browser tests: vitest driving
-#   headless Debian Chromium (installed by setup.sh --chromium) through playwright-core.
+#   Node, then the browser tests: vitest driving headless Debian Chromium (installed by
+#   setup.sh --chromium) through playwright-core, and the same browser tests in headless Debian
+#   Firefox ESR (setup.sh --firefox; puppeteer-core over WebDriver BiDi, SHALEDB_BROWSER=firefox).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -26,7 +27,7 @@ step() {
 }
 
 step "setup (installs only what is missing)"
-bash scripts/setup.sh --chromium --nats
+bash scripts/setup.sh --chromium --firefox --nats
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -108,6 +109,10 @@ step "vitest run (Node)"
 run_vitest vitest.config.ts
 
 step "vitest run -c vitest.browser.config.ts (headless Chromium: OPFS worker, tabs, export, the example app)"
+run_vitest vitest.browser.config.ts
+
+step "vitest run -c vitest.browser.config.ts in Firefox (SHALEDB_BROWSER=firefox: headless firefox-esr over WebDriver BiDi)"
+export SHALEDB_BROWSER=firefox
 run_vitest vitest.browser.config.ts
 
 t=$(now)

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The browser benchmark suite "browser": ShaleDB beside raw IndexedDB (default and relaxed
-// durability), idb-keyval and SQLite Wasm (opfs-sahpool) in headless Chromium, in one run.
-// Serves the built bench page (dist/, `vite build`) on 127.0.0.1, drives Debian's Chromium
-// through playwright-core, loads a fresh page per engine and value size (and two per engine for
+// durability), idb-keyval and SQLite Wasm (opfs-sahpool) in headless Chromium or Firefox, in one
+// run. Serves the built bench page (dist/, `vite build`) on 127.0.0.1, drives Debian's Chromium
+// through playwright-core, or (--browser=firefox, or SHALEDB_BROWSER=firefox) Debian's firefox-esr
+// through puppeteer-core over WebDriver BiDi (the host field of each figure names the browser), loads a fresh page per engine and value size (and two per engine for
 // open/), and appends the figures the page returns to bench/results/browser.jsonl. See README.md.
 //
-//   node main.mjs [--engines=a,b] [--sizes=100B,1KiB] [FILTER...]
+//   node main.mjs [--browser=chromium|firefox] [--engines=a,b] [--sizes=100B,1KiB] [FILTER...]
 import { spawnSync } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -15,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 import { chromium } from "playwright-core";
+import puppeteer from "puppeteer-core";
 import { fsType, host } from "../common/machine.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,6 +38,9 @@ const opt = (flag, env, fallback) => {
 };
 const engines = opt("engines", "BROWSER_BENCH_ENGINES", ENGINES);
 const sizes = opt("sizes", "BROWSER_BENCH_SIZES", Object.keys(SIZES));
+const [browserName] = opt("browser", "SHALEDB_BROWSER", ["chromium"]);
+if (browserName !== "chromium" && browserName !== "firefox") throw new Error(`unknown browser ${browserName} (chromium or firefox)`);
+const FIREFOX = browserName === "firefox";
 const filters = args.filter((a) => !a.startsWith("--"));
 
 function envInt(name, fallback) {
@@ -147,6 +152,8 @@ async function serve(root) {
 // --- Chromium -------------------------------------------------------------------------------
 
 const CHROMIUM = process.env.SHALEDB_CHROMIUM ?? "/usr/bin/chromium";
+const FIREFOX_BINARY = process.env.SHALEDB_FIREFOX ?? "/usr/bin/firefox-esr";
+const BINARY = FIREFOX ? FIREFOX_BINARY : CHROMIUM;
 const FLAGS = [
   "--no-sandbox",
   "--disable-gpu",
@@ -184,8 +191,12 @@ if (!existsSync(join(distDir, "index.html"))) {
   console.error(`${distDir} is missing: build the page first (npx vite build in bench/browser, or bash bench/run-browser.sh)`);
   process.exit(2);
 }
-if (!existsSync(CHROMIUM)) {
-  console.error(`${CHROMIUM} is missing (Debian: apt-get install chromium; or set SHALEDB_CHROMIUM)`);
+if (!existsSync(BINARY)) {
+  console.error(
+    FIREFOX
+      ? `${BINARY} is missing (Debian: apt-get install firefox-esr; or set SHALEDB_FIREFOX)`
+      : `${BINARY} is missing (Debian: apt-get install chromium; or set SHALEDB_CHROMIUM)`,
+  );
   process.exit(2);
 }
 
@@ -195,11 +206,20 @@ const profile = mkdtempSync(join(base, "shaledb-bench-browser-"));
 process.env.XDG_CONFIG_HOME = join(profile, "xdg-config");
 process.env.XDG_CACHE_HOME = join(profile, "xdg-cache");
 const server = await serve(distDir);
-const context = await chromium.launchPersistentContext(join(profile, "profile"), {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: FLAGS,
-});
+// Firefox: puppeteer's browser has the two calls of playwright's context used here (newPage, close).
+const context = FIREFOX
+  ? await puppeteer.launch({
+      browser: "firefox",
+      executablePath: FIREFOX_BINARY,
+      headless: true,
+      userDataDir: join(profile, "profile"),
+      protocolTimeout: 6 * 3600_000, // a case's evaluate runs for minutes
+    })
+  : await chromium.launchPersistentContext(join(profile, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+    });
 let failed = 0;
 
 /** A freshly loaded bench page (storage of the origin emptied first when `clear`). */
@@ -207,9 +227,9 @@ async function freshPage(clear) {
   const page = await context.newPage();
   page.setDefaultTimeout(0);
   page.on("console", (m) => console.log(m.type() === "log" ? `  ${m.text()}` : `  [${m.type()}] ${m.text()}`));
-  page.on("pageerror", (e) => console.log(`  [page error] ${e.message}`));
+  page.on("pageerror", (e) => console.log(`  [page error] ${e?.message ?? e}`));
   await page.goto(`${server.origin}/index.html`);
-  await page.waitForFunction(() => globalThis.benchReady === true);
+  await page.waitForFunction(() => globalThis.benchReady === true, ...(FIREFOX ? [{ timeout: 0 }] : []));
   if (clear) await page.evaluate(() => globalThis.bench.clearStorage());
   return page;
 }
@@ -217,8 +237,9 @@ async function freshPage(clear) {
 try {
   {
     const page = await freshPage(true);
-    const version = spawnSync(CHROMIUM, ["--version"], { encoding: "utf8" }).stdout?.match(/Chromium ([\d.]+)/)?.[1];
-    hostName = `${host()}, Chromium ${version ?? (await page.evaluate(() => navigator.userAgent))} headless`;
+    const product = FIREFOX ? "Firefox" : "Chromium";
+    const version = spawnSync(BINARY, ["--version"], { encoding: "utf8" }).stdout?.match(/(?:Chromium|Firefox) ([\w.]+)/)?.[1];
+    hostName = `${host()}, ${product} ${version ?? (await page.evaluate(() => navigator.userAgent))} headless`;
     const us = await page.evaluate(() => globalThis.bench.roundTrip(5000, 100));
     console.log(`page<->worker postMessage round trip (echo, 16 B key + 100 B value): ${us.toFixed(1)} us`);
     await page.close();

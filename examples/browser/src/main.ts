@@ -19,28 +19,32 @@ const list = $<HTMLUListElement>("#notes");
 const statsList = $("#stats");
 const exportButton = $<HTMLButtonElement>("#export");
 const importInput = $<HTMLInputElement>("#import");
+const emptyState = $("#empty");
+const undoBar = $("#undo");
+const undoText = $("#undo-text");
+const undoButton = $<HTMLButtonElement>("#undo-button");
 
 /**
- * What to tell the user about an error. Every error of ShaleDB is a `ShaleError` whose `code` is
- * stable (its message may change between versions).
+ * What to tell the user about an error: what happened and what to do, in their words. The
+ * database's own error code and message are for the developer (the console), not the page.
  */
 function describeError(error: unknown): string {
   if (!(error instanceof ShaleError)) {
-    return String(error);
+    return "Something went wrong. Reload the page and try again.";
   }
   const advice: Partial<Record<ShaleError["code"], string>> = {
-    QUOTA: "The browser's storage for this site is full: delete some notes, or free disk space.",
+    QUOTA: "This browser has no room left for this site: delete some notes, or free disk space.",
     LOCKED: "The notes are open in another tab: close the other tabs of this page, then try again.",
-    CLOSED: "The database was closed: reload the page.",
-    INVALID_ARGUMENT: "Not accepted (not a backup file, or a note too large).",
-    CORRUPTION: "Damaged data (a bad backup file, or damaged storage).",
-    IO: "The browser's storage failed, or lacks what ShaleDB needs (OPFS in workers, https or localhost).",
+    CLOSED: "The notes were closed: reload the page.",
+    INVALID_ARGUMENT: "Not accepted: not a backup file of these notes, or a note too large.",
+    CORRUPTION: "This backup file is damaged: your notes were left as they were.",
+    IO: "This browser cannot store the notes (it needs a recent browser, over https).",
   };
-  return `${error.code}: ${advice[error.code] ?? "the operation failed."}\n${error.message}`;
+  return advice[error.code] ?? "That did not work. Reload the page and try again.";
 }
 
 function showError(error: unknown): void {
-  console.warn(error);
+  console.warn(error); // the details, for the developer
   errorBox.textContent = describeError(error);
   errorBox.hidden = false;
 }
@@ -124,6 +128,7 @@ async function main(): Promise<void> {
     if (mine !== generation) return;
 
     list.replaceChildren(...shown.map((note) => noteItem(note, () => void run(() => remove(note)))));
+    emptyState.hidden = !(count === 0 && query === "");
     const notesText = (n: number) => `${n} note${n === 1 ? "" : "s"}`;
     summary.textContent =
       query !== ""
@@ -133,18 +138,31 @@ async function main(): Promise<void> {
           : notesText(count);
     setStats([
       ["Notes", String(count)],
-      // Entries count every version and deletion marker until compaction drops the old ones.
-      ["Entries", String(stats.entries)],
-      ["Tables per level", stats.levels.map((level) => level.files).join(" · ") || "none yet"],
-      ["Persistent storage", stats.persisted ? "yes" : "no: the browser may evict it when short of space"],
-      ["OPFS files", `${stats.slots.used} used, ${stats.slots.free} free`],
+      ["Kept for good", stats.persisted ? "yes" : "no: the browser may clear them when short of space"],
     ]);
   }
 
+  /** The last deleted note, until it is undone or the next delete. */
+  let lastDeleted: StoredNote | undefined;
+
   async function remove(note: StoredNote): Promise<void> {
     await notes.remove(note.key);
+    lastDeleted = note;
+    undoText.textContent = `Deleted “${note.title}”.`;
+    undoBar.hidden = false;
     await refresh();
   }
+
+  undoButton.addEventListener("click", () =>
+    void run(async () => {
+      const note = lastDeleted;
+      if (note === undefined) return;
+      lastDeleted = undefined;
+      undoBar.hidden = true;
+      await notes.restore(note); // the same key: back in its place in the list
+      await refresh();
+    }),
+  );
 
   addForm.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -191,4 +209,19 @@ async function main(): Promise<void> {
   status.textContent = "Ready: the notes are stored in this browser.";
 }
 
+/**
+ * Makes the app work offline and installable: a service worker keeps a copy of what the app
+ * loads (public/sw.js). Only in the built app: Vite's dev server serves modules that change.
+ * On the first visit the page loaded its files before the service worker ran: it sends their
+ * addresses, to be kept too.
+ */
+async function workOffline(): Promise<void> {
+  if (!import.meta.env.PROD || !("serviceWorker" in navigator)) return;
+  await navigator.serviceWorker.register("/sw.js");
+  const registration = await navigator.serviceWorker.ready;
+  const loaded = performance.getEntriesByType("resource").map((entry) => entry.name);
+  registration.active?.postMessage({ cache: [location.href, ...loaded] });
+}
+
 void main();
+workOffline().catch((error: unknown) => console.warn("offline use is not available:", error));

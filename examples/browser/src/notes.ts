@@ -81,6 +81,16 @@ export class NotesStore {
     await this.db.batch().delete(key).delete(titleKey(note.title) + SEP + key, this.titles).write();
   }
 
+  /** Puts a deleted note back, under its old key (so in its old place), with its index entry. */
+  async restore(note: StoredNote): Promise<void> {
+    const { key, ...stored } = note;
+    await this.db
+      .batch()
+      .put(key, stored satisfies Note)
+      .put(titleKey(note.title) + SEP + key, "", this.titles)
+      .write();
+  }
+
   /** The newest notes first: a reverse scan of the "note:" prefix. */
   async newest(limit: number): Promise<StoredNote[]> {
     const notes: StoredNote[] = [];

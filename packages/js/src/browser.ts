@@ -12,7 +12,7 @@ import { ShaleError, invalidArgument } from "./errors.js";
 import { loadWasm } from "./engine/load-async.js";
 import { Connection } from "./browser/page/connection.js";
 import { isImportDebug } from "./browser/import-debug.js";
-import { acquireLock } from "./browser/locks.js";
+import { acquireLockSoon } from "./browser/locks.js";
 import { checkDatabaseName, databaseNames, removeDatabaseDirectory } from "./browser/opfs/directories.js";
 import { lockNames, type ImportRequest } from "./browser/messages.js";
 import { BrowserDatabaseImpl, type BrowserDatabase } from "./browser/page/browser-database.js";
@@ -97,7 +97,7 @@ export async function importDatabase(
   }
   // Checked here first (the worker checks again, holding the lock) so that an import into an
   // open database fails at once, without starting a worker.
-  const probe = await acquireLock(lockNames.database(name), { ifAvailable: true });
+  const probe = await acquireLockSoon(lockNames.database(name));
   if (probe === undefined) {
     throw new ShaleError("LOCKED", `shaledb: database "${name}" is open in this or another tab; close it first`);
   }
@@ -133,7 +133,7 @@ export async function importDatabase(
  */
 export async function deleteDatabase(name: string): Promise<void> {
   checkDatabaseName(name);
-  const release = await acquireLock(lockNames.database(name), { ifAvailable: true });
+  const release = await acquireLockSoon(lockNames.database(name));
   if (release === undefined) {
     throw new ShaleError("LOCKED", `shaledb: database "${name}" is open in this or another tab; close it first`);
   }

@@ -1,6 +1,6 @@
 // The Promise API in a real browser page (headless Chromium), served by the package's own worker
 // on OPFS: the same names, options and error codes as in Node.
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { Session } from "./fixtures/session.js";

@@ -3,7 +3,7 @@
 // must answer "done" (the write's record says it was applied), not apply them again — which
 // would overwrite what another tab wrote since. The owner's reply is dropped by a test hook
 // (debugLoseReplies), then the owner's tab closes.
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { describe, expect, it } from "vitest";
 
 import { sessionForThisFile } from "./fixtures/session.js";

@@ -3,9 +3,11 @@
 // workspace symlink, which Vite does not pre-bundle — so the dev server pre-bundles `shaledb`
 // into node_modules/.vite/deps/, where `new URL("./worker.js", import.meta.url)` must still find
 // the worker and the worker its WebAssembly module. Then in headless Chromium, once on the dev
-// server (Vite's JS API) and once on `vite build` + `vite preview`: add notes, search by title
-// prefix, delete, reload, a second tab served by the first, export and a restore (LOCKED while
-// the second tab is open). Any page error, failed request or error shown by the app fails it.
+// server (Vite's JS API) and once on `vite build` + `vite preview`: the empty state, add notes,
+// search by title prefix, delete and undo, reload, a second tab served by the first, export and
+// a restore (refused while the second tab is open), no engine internals on the page; and the
+// built app offline (service worker, manifest): a reload with the network off shows the notes.
+// Any page error, failed request or error shown by the app fails it.
 //
 // Needs the package built (npm run build -w shaledb). No network: vite comes from the
 // repository's node_modules (symlinked into the copy).
@@ -29,7 +31,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { createServer, preview, type PreviewServer, type ViteDevServer } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { Profile } from "./fixtures/chromium.js";
+import { FIREFOX, Profile } from "./fixtures/browser.js";
 import { PACKAGE_ROOT } from "./fixtures/static-server.js";
 
 const run = promisify(execFile);
@@ -141,12 +143,25 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await page.goto(origin + "/");
   await ready(page, problems);
   expect(await titles(page)).toEqual([]);
+  // The empty state: a first visit says what to do, and goes once there is a note.
+  expect(await page.locator("#empty").isVisible()).toBe(true);
 
   await addNote(page, "Shopping list", "milk, bread");
+  expect(await page.locator("#empty").isHidden()).toBe(true);
   await addNote(page, "Reading list", "DDIA, chapter 3");
   await addNote(page, "Shop opening hours", "9 to 18");
   // Newest first.
   expect(await titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]);
+
+  // A delete can be undone: the note comes back in its place.
+  await page.locator("#notes li", { hasText: "Shopping list" }).getByRole("button", { name: "Delete" }).click();
+  await eventually(() => titles(page)).toEqual(["Shop opening hours", "Reading list"]);
+  expect(await page.locator("#undo-text").textContent()).toBe("Deleted “Shopping list”.");
+  await page.click("#undo-button");
+  await eventually(() => titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]);
+  expect(await page.locator("#undo").isHidden()).toBe(true);
+  await search(page, "shopp", ["Shopping list"]); // its index entry is back too
+  await search(page, "", ["Shop opening hours", "Reading list", "Shopping list"]);
 
   // Prefix search over the title index: sorted by title, case-insensitive.
   await search(page, "sho", ["Shop opening hours", "Shopping list"]);
@@ -185,7 +200,7 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
 
   // Restoring the backup needs the database to itself: LOCKED while the second tab is open...
   await page.setInputFiles("#import", archive);
-  await eventually(() => noError(page)).toMatch(/^LOCKED: /);
+  await eventually(() => noError(page)).toMatch(/^The notes are open in another tab/);
   expect(await titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
   // ...and it works once that tab is closed.
   await second.close();
@@ -195,12 +210,51 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
 
   // A damaged backup (its CURRENT names a missing manifest) is refused, and the notes stay.
   await page.setInputFiles("#import", await damagedArchive());
-  await eventually(() => noError(page)).toMatch(/^CORRUPTION: /);
+  await eventually(() => noError(page)).toMatch(/^This backup file is damaged/);
   expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
 
   await page.reload();
   await ready(page, problems);
   expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  // No engine internals on the page: no error codes, file counts or tables.
+  const text = (await page.locator("body").textContent()) ?? "";
+  expect(text).not.toMatch(/OPFS|LOCKED|CORRUPTION|worker|Tables per level|Entries/);
+  await page.close();
+  expect(problems).toEqual([]);
+}
+
+/**
+ * The built app is an installable offline app: a web app manifest with icons, and a service
+ * worker that keeps a copy of the app, so that a reload without any network still shows the notes.
+ */
+async function offline(context: BrowserContext, origin: string, expected: string[]): Promise<void> {
+  const problems: string[] = [];
+  const page = await context.newPage();
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  await page.goto(origin + "/");
+  await ready(page, problems);
+  const manifest = await page.evaluate(async () => {
+    const link = document.querySelector<HTMLLinkElement>('link[rel="manifest"]');
+    const json = (await (await fetch(link?.href ?? "")).json()) as { icons?: { sizes: string }[]; display?: string };
+    return { display: json.display, icons: (json.icons ?? []).map((icon) => icon.sizes) };
+  });
+  expect(manifest).toEqual({ display: "standalone", icons: ["192x192", "512x512"] });
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await ready(page, problems);
+    expect(await titles(page)).toEqual(expected);
+    // And a new tab, offline too.
+    const second = await context.newPage();
+    second.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    await second.goto(origin + "/");
+    await ready(second, problems);
+    expect(await titles(second)).toEqual(expected);
+    await second.close();
+  } finally {
+    await context.setOffline(false);
+  }
   await page.close();
   expect(problems).toEqual([]);
 }
@@ -243,7 +297,10 @@ async function secondTabAfterTheFirstCloses(context: BrowserContext, origin: str
   expect(problems).toEqual([]);
 }
 
-describe("examples/browser, installed from npm pack", () => {
+// Skipped in Firefox: this tour drives Playwright's own page API (locators, downloads, request
+// events), and Playwright drives only its patched Firefox build, not Debian's firefox-esr (which
+// the other browser tests reach through puppeteer-core over WebDriver BiDi).
+describe.skipIf(FIREFOX)("examples/browser, installed from npm pack", () => {
   let app = "";
   let profile: Profile;
   let context: BrowserContext;
@@ -251,7 +308,7 @@ describe("examples/browser, installed from npm pack", () => {
   beforeAll(async () => {
     tmp = realpathSync(mkdtempSync(join(tmpdir(), "shaledb-example-")));
     profile = new Profile();
-    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launch()]);
+    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launchChromium()]);
   });
 
   afterAll(async () => {
@@ -298,7 +355,7 @@ describe("examples/browser, installed from npm pack", () => {
     }
   });
 
-  it("works after vite build, on vite preview", async () => {
+  it("works after vite build, on vite preview, and as an installed app reloads with the network off", async () => {
     await run("npm", ["run", "build", "--silent"], { cwd: app, env: childEnv() });
     const server: PreviewServer = await preview({
       root: app,
@@ -310,6 +367,7 @@ describe("examples/browser, installed from npm pack", () => {
       const origin = new URL(server.resolvedUrls!.local[0]!).origin;
       const loaded = new Set<string>();
       await tour(context, origin, loaded);
+      await offline(context, origin, ["Shop opening hours", "Shopping list"]);
       // The worker and the WebAssembly module became assets of the build.
       expect([...loaded].filter((path) => /worker|\.wasm$/.test(path))).toEqual([
         expect.stringMatching(/^\/assets\/worker-[\w-]+\.js$/),

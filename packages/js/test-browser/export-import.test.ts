@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
 import { openSync, type Batch, type Store } from "shaledb";

@@ -3,7 +3,7 @@
 // atomic step (the POOL marker) switches to them. A damaged backup is refused before anything
 // changes; an import cut short at any moment (its worker ended, its tab closed) leaves the old
 // database whole and openable, and what it left behind is removed at the next open.
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { readTar } from "../src/archive/tar/reader.js";

@@ -1,13 +1,12 @@
-// shaledb/level in a real browser (headless Chromium): ShaleLevel on OPFS through the browser
-// entry, with sublevels, encodings, seek, a snapshot and level-read-stream, and its data after a
-// reload.
-import type { Page } from "playwright-core";
+// shaledb/level in a real browser (headless Chromium or Firefox): ShaleLevel on OPFS through the
+// browser entry, with sublevels, encodings, seek, a snapshot and level-read-stream, and its data
+// after a reload.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { EntryStream as EntryStreamClass } from "level-read-stream";
 import type { ShaleLevel as ShaleLevelClass } from "shaledb/level";
 
-import { openPage } from "./fixtures/chromium.js";
+import { openPage, type TestPage } from "./fixtures/browser.js";
 import { Session } from "./fixtures/session.js";
 import { bundleLevelDeps } from "./level/bundle-deps.js";
 
@@ -17,7 +16,7 @@ declare global {
 }
 
 const session = new Session();
-let page: Page;
+let page: TestPage;
 
 beforeAll(async () => {
   await bundleLevelDeps();

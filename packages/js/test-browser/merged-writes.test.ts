@@ -5,7 +5,7 @@
 // that error and none is run again. The failure is injected by a test hook
 // (debugFailMergedWrite): it fails the next group commit without writing anything, so a request
 // run again would show up as written.
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { describe, expect, it } from "vitest";
 
 import { sessionForThisFile } from "./fixtures/session.js";

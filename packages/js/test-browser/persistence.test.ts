@@ -1,7 +1,7 @@
 // What "acknowledged" means in a browser (DESIGN.md): a write whose promise resolved has reached
 // OPFS, so it survives the page being reloaded or closed without close(); a synced one
 // (`sync: true`, the access handle's flush) survives the browser itself being restarted.
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { expect, it } from "vitest";
 
 import { sessionForThisFile } from "./fixtures/session.js";

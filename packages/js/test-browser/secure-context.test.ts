@@ -3,7 +3,7 @@
 // over https or from localhost), not with a TypeError from deep inside the worker.
 import { describe, expect, it } from "vitest";
 
-import { INSECURE_HOST, openPage } from "./fixtures/chromium.js";
+import { INSECURE_HOST, openPage } from "./fixtures/browser.js";
 import { TEST_PAGE, sessionForThisFile } from "./fixtures/session.js";
 
 const session = sessionForThisFile();

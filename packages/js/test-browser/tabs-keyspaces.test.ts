@@ -1,7 +1,7 @@
 // Keyspaces across tabs and takeovers: a keyspace handle names its keyspace, whichever tab owns
 // the database now. A served tab's handles keep working after the owner goes (without calling
 // keyspace() again), and no takeover makes one handle write into another keyspace.
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { describe, expect, it } from "vitest";
 
 import { sessionForThisFile } from "./fixtures/session.js";

@@ -1,7 +1,7 @@
 // Several tabs of one origin on one database: the first to open it owns it (its worker holds the
 // Web Lock and the OPFS files) and serves the others; when it closes or reloads another takes
 // over, without losing an acknowledged write; concurrent writers never corrupt anything.
-import type { Page } from "playwright-core";
+import type { TestPage as Page } from "./fixtures/browser.js";
 import { describe, expect, it } from "vitest";
 
 import { sessionForThisFile } from "./fixtures/session.js";

@@ -42,6 +42,34 @@ export function acquireLock(
   });
 }
 
+/**
+ * How long a lock that was just released elsewhere may still look held. Firefox carries a
+ * release to its lock manager asynchronously, on the releasing thread's own channel: a page that
+ * learns "done" from a worker (an import) can ask for the lock before the release has arrived,
+ * and `ifAvailable` then says "held". Chromium shows the release at once.
+ */
+export const LOCK_RELEASE_GRACE_MS = 300;
+
+/**
+ * Requests lock `name` as `acquireLock(name, { ifAvailable: true })` does, except that a lock
+ * held by someone else is waited for up to `graceMs` (a release on its way) before resolving
+ * `undefined`. For the callers whose answer to a held lock is LOCKED.
+ */
+export async function acquireLockSoon(name: string, graceMs = LOCK_RELEASE_GRACE_MS): Promise<Release | undefined> {
+  const now = await acquireLock(name, { ifAvailable: true });
+  if (now !== undefined) {
+    return now;
+  }
+  try {
+    return await acquireLock(name, { signal: AbortSignal.timeout(graceMs) });
+  } catch (error) {
+    if (error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError")) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
 /** Calls `onGone` once lock `name` becomes free: its holder released it or went away. */
 export function whenReleased(name: string, signal: AbortSignal, onGone: () => void): void {
   navigator.locks

@@ -220,7 +220,7 @@ function listedOnce(dir: PoolDirectory, names: string[] | undefined): PoolDirect
       first = undefined;
       return answer === undefined ? dir.list() : Promise.resolve(answer);
     },
-    open: (name, create) => dir.open(name, create),
+    open: (name, create, createdSize) => dir.open(name, create, createdSize),
     remove: (name) => dir.remove(name),
   };
 }

@@ -48,7 +48,7 @@ export async function openSlots(
       const fileName = slotFileName(index);
       let handle: SyncAccessHandleLike;
       try {
-        handle = await dir.open(fileName, create);
+        handle = await dir.open(fileName, create, SLOT_HEADER_SIZE);
       } catch (error) {
         // Opening: the caller gets the directory's own error (a busy file is worth a retry).
         throw create ? ioError("create", fileName, error) : error;
@@ -56,11 +56,15 @@ export async function openSlots(
       const slot = new Slot(index, fileName, handle);
       if (create) {
         try {
-          // A leftover file of that name (a failed trim) must not keep an old header.
-          if (slotSize(slot, "create", fileName) !== 0) {
-            truncateSlot(slot, 0, "create", fileName);
+          // A leftover file of that name (a failed trim) must not keep an old header. A file the
+          // directory wrote as a free slot (4096 zero bytes) is left as it is: sizing it through
+          // the handle would cost quota (pool-directory.ts).
+          if (!isZeroedSlot(slot, fileName)) {
+            if (slotSize(slot, "create", fileName) !== 0) {
+              truncateSlot(slot, 0, "create", fileName);
+            }
+            truncateSlot(slot, SLOT_HEADER_SIZE, "create", fileName);
           }
-          truncateSlot(slot, SLOT_HEADER_SIZE, "create", fileName);
         } catch (error) {
           closeAll([slot]);
           throw error;
@@ -77,6 +81,15 @@ export async function openSlots(
   }
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   return { slots, failure: failed?.reason };
+}
+
+/** Whether `slot`'s file is exactly {@link SLOT_HEADER_SIZE} zero bytes (a fresh free slot). */
+function isZeroedSlot(slot: Slot, fileName: string): boolean {
+  if (slotSize(slot, "create", fileName) !== SLOT_HEADER_SIZE) {
+    return false;
+  }
+  const bytes = new Uint8Array(SLOT_HEADER_SIZE);
+  return readSlot(slot, bytes, 0, fileName) === SLOT_HEADER_SIZE && bytes.every((b) => b === 0);
 }
 
 export function readSlot(slot: Slot, buffer: Uint8Array, at: number, label: string): number {
@@ -111,8 +124,16 @@ export function writeSlot(slot: Slot, data: Uint8Array, at: number, op: string, 
   }
 }
 
+/**
+ * Sets `slot`'s file size to `size`. A truncate to the size the file has is skipped: Chromium
+ * reserves at least 1 MiB of the origin's quota for an access handle on every truncate, even
+ * one that changes nothing (held until the handle closes).
+ */
 export function truncateSlot(slot: Slot, size: number, op: string, label: string): void {
   try {
+    if (slot.handle.getSize() === size) {
+      return;
+    }
     slot.handle.truncate(size);
   } catch (error) {
     throw ioError(op, label, error);

@@ -9,7 +9,7 @@
 import { ShaleError } from "../../errors.js";
 import { loadWasm } from "../../engine/load-async.js";
 import type { JsonEncoded, KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "../../engine/types.js";
-import { acquireLock } from "../locks.js";
+import { acquireLockSoon } from "../locks.js";
 import { lockNames, type OpenRequest } from "../messages.js";
 import { checkBrowserOpen, requestPersistence, type BrowserOpenOptions } from "../open-options.js";
 import { checkDatabaseName } from "../opfs/directories.js";
@@ -53,7 +53,7 @@ export async function openInWorker(
   const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
   requireDedicatedWorker();
   requireStorageApis();
-  const release = await acquireLock(lockNames.database(name), { ifAvailable: true });
+  const release = await acquireLockSoon(lockNames.database(name));
   if (release === undefined) {
     throw new ShaleError(
       "LOCKED",

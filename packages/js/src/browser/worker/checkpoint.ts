@@ -6,7 +6,7 @@
  */
 import { checkpointTo, type SyncDatabaseImpl } from "../../engine/sync-database.js";
 import { ShaleError } from "../../errors.js";
-import { acquireLock } from "../locks.js";
+import { acquireLockSoon } from "../locks.js";
 import { lockNames } from "../messages.js";
 import type { OpfsPool } from "../opfs/opfs-pool.js";
 import { checkDatabaseName, databaseDirectory, removeDatabaseDirectory } from "../opfs/directories.js";
@@ -27,7 +27,7 @@ export async function checkpointInto(
   if (destination === name) {
     throw new ShaleError("ALREADY_EXISTS", `shaledb: cannot checkpoint database "${destination}" into itself`);
   }
-  const release = await acquireLock(lockNames.database(destination), { ifAvailable: true });
+  const release = await acquireLockSoon(lockNames.database(destination));
   if (release === undefined) {
     throw new ShaleError("LOCKED", `shaledb: database "${destination}" is open in this or another tab`);
   }

@@ -23,7 +23,7 @@ import {
   switchLivePool,
   type DirectoryState,
 } from "../opfs/live-pool.js";
-import { acquireLock } from "../locks.js";
+import { acquireLockSoon } from "../locks.js";
 import { OpfsPool, opfsPoolDirectory } from "../opfs/opfs-pool.js";
 import {
   checkDatabaseName,
@@ -112,7 +112,7 @@ async function writeAside(
 export async function runImport(request: ImportRequest, wasmUrl: URL, halted: () => void): Promise<void> {
   const name = checkDatabaseName(request.name);
   const files = await archiveFiles(request.archive);
-  const release = await acquireLock(lockNames.database(name), { ifAvailable: true });
+  const release = await acquireLockSoon(lockNames.database(name));
   if (release === undefined) {
     throw new ShaleError("LOCKED", `shaledb: database "${name}" is open in this or another tab`);
   }
