@@ -19,7 +19,7 @@ if (!bin) {
 const pkg = resolve(pkgArg);
 const { openSync } = await import(pathToFileURL(join(pkg, "dist/node.js")).href);
 const { TarWriter } = await import(
-  pathToFileURL(join(pkg, "dist/browser/worker/tar/writer.js")).href
+  pathToFileURL(join(pkg, "dist/archive/tar/writer.js")).href
 );
 
 let passed = 0;
