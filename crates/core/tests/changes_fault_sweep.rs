@@ -10,8 +10,11 @@
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
 )]
 
+mod fault_driver;
+
 use std::sync::Arc;
 
+use fault_driver::After;
 use shaledb::storage::faulty::{Fault, FaultyStorage};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
@@ -109,13 +112,6 @@ fn contents(db: &Db) -> Result<Contents, String> {
     Ok(out)
 }
 
-#[derive(Debug, Clone, Copy)]
-enum After {
-    Restart,
-    PowerLoss,
-    TornPowerLoss(u64),
-}
-
 fn check(storage: &FaultyStorage, log: &Log) -> Result<(), String> {
     let db = Db::open_storage(Arc::new(storage.clone()), options())
         .map_err(|e| format!("the database does not open: {e}"))?;
@@ -176,33 +172,14 @@ fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
     drop(db);
     let fired = storage.fault_fired();
     storage.reset_faults();
-    match after {
-        After::Restart => {}
-        After::PowerLoss => storage.crash().unwrap(),
-        After::TornPowerLoss(seed) => storage.crash_torn(seed).unwrap(),
-    }
+    after.apply(&storage);
     check(&storage, &log)?;
     Ok(fired)
 }
 
 #[test]
 fn every_fault_leaves_a_feed_that_rebuilds_the_database_and_a_cursor_that_held() {
-    let mut faults = 0;
-    for fault in [Fault::Error, Fault::Crash] {
-        for nth in (1..20_000).step_by(3) {
-            let mut fired = false;
-            for after in [After::Restart, After::PowerLoss, After::TornPowerLoss(nth)] {
-                match run_one(fault, nth, after) {
-                    Ok(f) => fired = f,
-                    Err(e) => panic!("{fault:?} at I/O call {nth}, then {after:?}: {e}"),
-                }
-            }
-            if !fired {
-                break;
-            }
-            faults += 1;
-        }
-    }
+    let faults = fault_driver::sweep(3, run_one);
     eprintln!("change feed fault sweep: {faults} faults injected");
     assert!(faults > 10);
 }

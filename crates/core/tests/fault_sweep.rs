@@ -17,7 +17,10 @@
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
 )]
 
+mod fault_driver;
 mod sweep_support;
+
+use fault_driver::After;
 
 use std::sync::Arc;
 
@@ -193,27 +196,6 @@ fn scenarios() -> Vec<Scenario> {
             faults_in_dest: false,
         },
     ]
-}
-
-/// What happens between the fault and the reopen.
-#[derive(Debug, Clone, Copy)]
-enum After {
-    /// The process is restarted; the OS kept everything written.
-    Restart,
-    /// Power loss: nothing unsynced survives.
-    PowerLoss,
-    /// Power loss keeping a random part of what was not synced.
-    TornPowerLoss(u64),
-}
-
-impl After {
-    fn apply(self, s: &FaultyStorage) {
-        match self {
-            After::Restart => {}
-            After::PowerLoss => s.crash().unwrap(),
-            After::TornPowerLoss(seed) => s.crash_torn(seed).unwrap(),
-        }
-    }
 }
 
 #[derive(Default)]

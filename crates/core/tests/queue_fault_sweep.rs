@@ -10,9 +10,12 @@
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
 )]
 
+mod fault_driver;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use fault_driver::After;
 use shaledb::queue::{PushOptions, QueueOptions, ReserveOptions};
 use shaledb::storage::faulty::{Fault, FaultyStorage};
 use shaledb::storage::memory::MemoryStorage;
@@ -97,13 +100,6 @@ fn run(db: &Db, log: &mut Log) {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-enum After {
-    Restart,
-    PowerLoss,
-    TornPowerLoss(u64),
-}
-
 fn check(storage: &FaultyStorage, log: &Log, after: After) -> Result<(), String> {
     let db = Db::open_storage(Arc::new(storage.clone()), options())
         .map_err(|e| format!("the database does not open: {e}"))?;
@@ -167,33 +163,14 @@ fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
     drop(db);
     let fired = storage.fault_fired();
     storage.reset_faults();
-    match after {
-        After::Restart => {}
-        After::PowerLoss => storage.crash().unwrap(),
-        After::TornPowerLoss(seed) => storage.crash_torn(seed).unwrap(),
-    }
+    after.apply(&storage);
     check(&storage, &log, after)?;
     Ok(fired)
 }
 
 #[test]
 fn every_fault_during_queue_operations_loses_no_acknowledged_push_and_keeps_counters_true() {
-    let mut faults = 0;
-    for fault in [Fault::Error, Fault::Crash] {
-        for nth in (1..20_000).step_by(3) {
-            let mut fired = false;
-            for after in [After::Restart, After::PowerLoss, After::TornPowerLoss(nth)] {
-                match run_one(fault, nth, after) {
-                    Ok(f) => fired = f,
-                    Err(e) => panic!("{fault:?} at I/O call {nth}, then {after:?}: {e}"),
-                }
-            }
-            if !fired {
-                break;
-            }
-            faults += 1;
-        }
-    }
+    let faults = fault_driver::sweep(3, run_one);
     eprintln!("queue fault sweep: {faults} faults injected");
     assert!(faults > 10);
 }

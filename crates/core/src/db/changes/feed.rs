@@ -12,11 +12,11 @@ use std::sync::Arc;
 use crate::db::changes::logs::LogIndex;
 use crate::db::changes::Change;
 use crate::db::core::DbInner;
-use crate::recordio::{Reader, ReaderOptions};
+use crate::recordio::Reader;
 use crate::storage::OpenMode;
-use crate::write::batch::{WriteBatch, MAX_BATCH_SIZE};
-use crate::write::wal::record::{LogRecord, MAX_PREFIX_LEN};
-use crate::write::wal::wal_file_name;
+use crate::write::batch::WriteBatch;
+use crate::write::wal::record::LogRecord;
+use crate::write::wal::{wal_file_name, WalReader};
 use crate::{Error, Result};
 
 /// The change feed of a database from a sequence number on ([`crate::Db::changes`]).
@@ -217,11 +217,7 @@ impl Changes {
             }
             Err(e) => return Err(e),
         };
-        let options = ReaderOptions {
-            max_record_size: (MAX_BATCH_SIZE + MAX_PREFIX_LEN) as u64,
-            verify_checksums: true,
-        };
-        let mut reader = match Reader::open(file, options) {
+        let mut reader = match Reader::open(file, WalReader::reader_options()) {
             Ok(r) => r,
             Err(e @ Error::Io { .. }) => return Err(e),
             // A log whose creation is not finished (no file header yet), or cut short by a

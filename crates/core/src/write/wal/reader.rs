@@ -90,10 +90,7 @@ impl WalReader {
             next_seq: None,
             sealed: None,
         };
-        let options = ReaderOptions {
-            max_record_size: (MAX_BATCH_SIZE + MAX_PREFIX_LEN) as u64,
-            verify_checksums: true,
-        };
+        let options = WalReader::reader_options();
         if file_size < FILE_HEADER_LEN {
             return Ok(out);
         }
@@ -214,6 +211,14 @@ impl WalReader {
 }
 
 impl WalReader {
+    /// How a log's records are read: checksums verified, records up to the largest batch.
+    pub fn reader_options() -> ReaderOptions {
+        ReaderOptions {
+            max_record_size: (MAX_BATCH_SIZE + MAX_PREFIX_LEN) as u64,
+            verify_checksums: true,
+        }
+    }
+
     /// The format of log `number`, from its first record: 2 (a log header), 1 (a batch), or 0
     /// when no intact first record can be read (a log whose creation was cut short, or damage:
     /// [`WalReader::replay`] tells which). I/O errors are returned as is.
@@ -223,11 +228,7 @@ impl WalReader {
         if file.size()? < FILE_HEADER_LEN {
             return Ok(0);
         }
-        let options = ReaderOptions {
-            max_record_size: (MAX_BATCH_SIZE + MAX_PREFIX_LEN) as u64,
-            verify_checksums: true,
-        };
-        let mut reader = match Reader::open(file, options) {
+        let mut reader = match Reader::open(file, WalReader::reader_options()) {
             Ok(r) => r,
             Err(e @ Error::Io { .. }) => return Err(e),
             Err(_) => return Ok(0),

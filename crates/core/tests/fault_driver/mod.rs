@@ -1,0 +1,56 @@
+//! What the fault sweeps of queues and the change feed share: what happens after the faulted
+//! run (a restart, a power loss, a torn power loss) and the loop over faults and I/O calls.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
+)]
+#![allow(dead_code, reason = "fault_sweep.rs uses only After")]
+
+use shaledb::storage::faulty::{Fault, FaultyStorage};
+
+/// What happens after the faulted run, before the check.
+#[derive(Debug, Clone, Copy)]
+pub enum After {
+    /// The process is restarted; the OS kept everything written.
+    Restart,
+    /// Power loss: nothing unsynced survives.
+    PowerLoss,
+    /// Power loss keeping a random part of what was not synced.
+    TornPowerLoss(u64),
+}
+
+impl After {
+    /// Does it to `storage` (whose faults were reset).
+    pub fn apply(self, storage: &FaultyStorage) {
+        match self {
+            After::Restart => {}
+            After::PowerLoss => storage.crash().unwrap(),
+            After::TornPowerLoss(seed) => storage.crash_torn(seed).unwrap(),
+        }
+    }
+}
+
+/// Runs `one(fault, nth, after)` — the scenario with `fault` at I/O call `nth`, then `after`,
+/// then its check, returning whether the fault was reached — for an I/O error and a crash at
+/// every `step`-th I/O call from the first, each followed by a restart, a power loss and a torn
+/// power loss, until the fault is no longer reached. Panics with the first failed check.
+/// Returns how many faults were injected.
+pub fn sweep(step: usize, mut one: impl FnMut(Fault, u64, After) -> Result<bool, String>) -> u64 {
+    let mut faults = 0;
+    for fault in [Fault::Error, Fault::Crash] {
+        for nth in (1..20_000).step_by(step) {
+            let mut fired = false;
+            for after in [After::Restart, After::PowerLoss, After::TornPowerLoss(nth)] {
+                match one(fault, nth, after) {
+                    Ok(f) => fired = f,
+                    Err(e) => panic!("{fault:?} at I/O call {nth}, then {after:?}: {e}"),
+                }
+            }
+            if !fired {
+                break;
+            }
+            faults += 1;
+        }
+    }
+    faults
+}
