@@ -31,6 +31,8 @@ if (o.bootstrap === "yes" && empty) {
   }
 }
 const db = await openDatabase(o.data, { follower: true });
+// A checkpoint leaves the leader's change cursors behind: none holds the follower's logs.
+const cursors = (await db.changeCursor("nats")) === undefined ? 0 : 1;
 let applied = 0;
 let skipped = 0;
 const follower = await startFollower(db, nc, {
@@ -39,18 +41,19 @@ const follower = await startFollower(db, nc, {
   signal,
   onApplied: (r) => (r.applied ? applied++ : skipped++),
 });
-emit("ready", {
-  sequence: await db.sequence(),
-  startStreamSeq: follower.startedAt,
-  // A checkpoint leaves the leader's change cursors behind: none holds the follower's logs.
-  cursors: (await db.changeCursor("nats")) === undefined ? 0 : 1,
-});
+// Its outcome is taken at once: a failure (a gap) may come while this process still awaits
+// other things, and must not be an unhandled rejection that ends it without its error line.
+const outcome = follower.done.then(
+  () => null,
+  (e) => e,
+);
+emit("ready", { sequence: await db.sequence(), startStreamSeq: follower.startedAt, cursors });
 const progress = setInterval(async () => {
   if (!db.closed) emit("progress", { sequence: await db.sequence(), applied, skipped });
 }, 200);
-try {
-  await follower.done;
-} catch (e) {
+const failure = await outcome;
+if (failure) {
+  const e = failure;
   emit("error", { error: String(e?.stack ?? e), code: e?.code ?? null, details: e?.details ?? null });
   process.exit(1);
 }
