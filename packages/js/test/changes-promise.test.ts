@@ -56,7 +56,7 @@ describe.each(["own", "caller"] as const)("change feed (Promise API, engine thre
       expect(all.map((c) => c.ops.map((op) => `${op.type} ${op.keyspace} ${text("key" in op ? op.key : op.start)}`))).toEqual([
         ["put default a"],
         ["put users u"],
-        ["put default b", "del default a"],
+        ["put default b", "delete default a"],
       ]);
       expect(all.map((c) => text(c.meta))).toEqual([null, null, "m-1"]);
       expect(all.every((c) => c.time !== null)).toBe(true);

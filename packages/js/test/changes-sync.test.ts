@@ -14,8 +14,8 @@ function ops(change: Change): string[] {
   return change.ops.map((op) =>
     op.type === "put"
       ? `put ${op.keyspace} ${text(op.key)}=${text(op.value)}`
-      : op.type === "del"
-        ? `del ${op.keyspace} ${text(op.key)}`
+      : op.type === "delete"
+        ? `delete ${op.keyspace} ${text(op.key)}`
         : `deleteRange ${op.keyspace} ${text(op.start)}..${text(op.end)}`,
   );
 }
@@ -42,7 +42,7 @@ describe("change feed (synchronous API)", () => {
       expect(all.map(ops)).toEqual([
         ["put default a=1"],
         ["put users u1=ann"],
-        ["put default b=2", "del default a", "put users u2=bob"],
+        ["put default b=2", "delete default a", "put users u2=bob"],
         ["put default c=3"],
         ["deleteRange default a..z"],
       ]);

@@ -49,7 +49,7 @@ export function decodeChanges(bytes: Uint8Array): Change[] {
       if (kind === 0) {
         ops.push({ type: "put", keyspace, key, value: field() });
       } else if (kind === 1) {
-        ops.push({ type: "del", keyspace, key });
+        ops.push({ type: "delete", keyspace, key });
       } else {
         ops.push({ type: "deleteRange", keyspace, start: key, end: field() });
       }

@@ -12,7 +12,7 @@
  */
 export type ChangeOp =
   | { type: "put"; keyspace: string; key: Uint8Array; value: Uint8Array }
-  | { type: "del"; keyspace: string; key: Uint8Array }
+  | { type: "delete"; keyspace: string; key: Uint8Array }
   /** Deletes keys in `[start, end)`; an empty `end`: to the keyspace's end. */
   | { type: "deleteRange"; keyspace: string; start: Uint8Array; end: Uint8Array };
 
