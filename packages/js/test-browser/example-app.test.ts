@@ -125,8 +125,14 @@ async function addNote(page: Page, title: string, body: string): Promise<void> {
   await page.fill("#title", title);
   await page.fill("#body", body);
   await page.click("#add");
-  await page.waitForFunction((n) => document.querySelectorAll("#notes li").length === n, before + 1);
+  // The note, or the error the app shows instead (then the failure says which).
+  await page.waitForFunction(
+    (n) =>
+      document.querySelectorAll("#notes li").length === n || !document.querySelector<HTMLElement>("#error")?.hidden,
+    before + 1,
+  );
   expect(await noError(page)).toBe("");
+  expect((await titles(page)).length).toBe(before + 1);
 }
 
 async function search(page: Page, query: string, expected: string[]): Promise<void> {

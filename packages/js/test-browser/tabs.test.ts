@@ -97,6 +97,42 @@ describe("two tabs", () => {
     await other.close();
   });
 
+  // The race behind a hang seen in CI: the new owner's announcement reached the page before
+  // its own worker's "owner" message, the page said hello, its own worker welcomed it as a
+  // remote client, and requests sent over that link lost their replies when the page left it.
+  it("a tab whose own worker took over is never welcomed by it as a client of another tab", async () => {
+    const [owner, other] = [await session.page(), await session.page()];
+    await openIn(owner, "self-hello");
+    await openIn(other, "self-hello");
+    await owner.close(); // the other tab's worker takes over
+    const answers = await other.evaluate(async () => {
+      const db = (globalThis as { db?: Db }).db as Db;
+      await db.put("after", "takeover"); // served by this tab's own worker now
+      // This page's client id (internal: the connection's), and a stranger's.
+      const own = (db as unknown as { transport: { client: string } }).transport.client;
+      const stranger = crypto.randomUUID();
+      const answersTo = (client: string): string[] => {
+        const seen: string[] = [];
+        new BroadcastChannel(`shaledb:replies:${client}`).onmessage = (event: MessageEvent<{ type: string }>) =>
+          seen.push(event.data.type);
+        return seen;
+      };
+      const [toOwn, toStranger] = [answersTo(own), answersTo(stranger)];
+      const requests = new BroadcastChannel("shaledb:requests:self-hello");
+      for (const client of [own, stranger]) requests.postMessage({ type: "hello", client, version: 2 });
+      // The stranger's welcome shows that the owner read both hellos; then a moment more.
+      const started = performance.now();
+      while (toStranger.length === 0 && performance.now() - started < 10_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      requests.close();
+      return { own: toOwn, stranger: toStranger, after: await db.get("after") };
+    });
+    expect(answers).toEqual({ own: [], stranger: ["welcome"], after: "takeover" });
+    await other.close();
+  });
+
   it("a reloaded owner comes back as a client of the tab that took over", async () => {
     const [first, second] = [await session.page(), await session.page()];
     await openIn(first, "reload-owner");

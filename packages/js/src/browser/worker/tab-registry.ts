@@ -141,6 +141,13 @@ export class TabRegistry {
       );
       return;
     }
+    if (client === this.#localClient) {
+      // The owner's own page, which said hello while this worker was taking over: it is
+      // served by its worker directly (the "owner" message), never over the channels. A
+      // welcome would let it send requests over a link it leaves on that message, whose
+      // replies it would then never read.
+      return;
+    }
     const known = this.#clients.get(client) ?? this.#register(client);
     known.channel.postMessage({ type: "welcome", owner: this.#owner } satisfies FromOwner);
   }
