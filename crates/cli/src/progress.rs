@@ -23,7 +23,7 @@ pub fn bar(len: u64, message: &str, unit: &str) -> ProgressBar {
         .with_message(message.to_owned())
 }
 
-/// A spinner for work of unknown length (compaction), or a hidden one.
+/// A spinner for work of unknown length (a load from standard input), or a hidden one.
 pub fn spinner(message: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();

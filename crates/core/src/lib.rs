@@ -126,7 +126,7 @@ pub mod version;
 pub mod write;
 
 pub use db::{
-    Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, Db, IterOptions, Keyspace, Options,
-    Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
+    Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, CompactProgress, Db, IterOptions,
+    Keyspace, Options, Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
 };
 pub use error::{Error, Result};

@@ -144,6 +144,25 @@ impl VerifyReport {
 /// [`Error::NotFound`] (not a database); a failing storage call (listing, reading) → that I/O
 /// error.
 pub fn verify_storage(storage: &dyn Storage) -> Result<VerifyReport> {
+    verify_storage_with_progress(storage, &mut |_| {})
+}
+
+/// How far [`verify_storage_with_progress`] got: bytes of tables and logs checked so far, of
+/// `bytes_total` (their sizes, known once the manifest was read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifyProgress {
+    /// Bytes of the tables and logs checked so far.
+    pub bytes_done: u64,
+    /// Bytes of all the tables and logs to check.
+    pub bytes_total: u64,
+}
+
+/// [`verify_storage`], calling `progress` once the files to check are known and after each
+/// table and log (for a progress bar: the files are read whole, one at a time).
+pub fn verify_storage_with_progress(
+    storage: &dyn Storage,
+    progress: &mut dyn FnMut(VerifyProgress),
+) -> Result<VerifyReport> {
     let mut names = storage.list()?;
     names.sort();
     if !names.iter().any(|n| n == CURRENT) {
@@ -182,7 +201,38 @@ pub fn verify_storage(storage: &dyn Storage) -> Result<VerifyReport> {
             (all, 0)
         }
     };
-    for table in &tables {
+    let mut wals: Vec<u64> = names
+        .iter()
+        .filter_map(|n| crate::write::wal::parse_wal_file_name(n))
+        .filter(|&n| n >= log_number)
+        .collect();
+    wals.sort_unstable();
+    // The sizes to check, for `progress` (0 for a file that is missing or cannot be opened:
+    // the check itself reports that).
+    let size_of = |name: &str| -> u64 {
+        if !names.iter().any(|n| n == name) {
+            return 0;
+        }
+        storage
+            .open(name, OpenMode::Read)
+            .and_then(|f| f.size())
+            .unwrap_or(0)
+    };
+    let table_sizes: Vec<u64> = tables
+        .iter()
+        .map(|t| size_of(&table_file_name(t.number)))
+        .collect();
+    let wal_sizes: Vec<u64> = wals.iter().map(|&n| size_of(&wal_file_name(n))).collect();
+    let mut done = VerifyProgress {
+        bytes_done: 0,
+        bytes_total: table_sizes.iter().chain(&wal_sizes).sum(),
+    };
+    progress(done);
+    let mut advance = |bytes: u64| {
+        done.bytes_done += bytes;
+        progress(done);
+    };
+    for (table, &size) in tables.iter().zip(&table_sizes) {
         let name = table_file_name(table.number);
         referenced.push(name.clone());
         if !names.contains(&name) {
@@ -198,16 +248,12 @@ pub fn verify_storage(storage: &dyn Storage) -> Result<VerifyReport> {
             continue;
         }
         check_table(storage, &name, table.meta.as_ref(), &mut report)?;
+        advance(size);
     }
-    let mut wals: Vec<u64> = names
-        .iter()
-        .filter_map(|n| crate::write::wal::parse_wal_file_name(n))
-        .filter(|&n| n >= log_number)
-        .collect();
-    wals.sort_unstable();
-    for &number in &wals {
+    for (&number, &size) in wals.iter().zip(&wal_sizes) {
         referenced.push(wal_file_name(number));
         check_wal(storage, number, &mut report)?;
+        advance(size);
     }
     // The logs as a whole, by recovery's own rules (the chain, dense sequence numbers, no
     // write outside the chain): only when every log replays on its own, so that damage is

@@ -12,11 +12,16 @@ use crate::progress;
 pub fn run(dir: &Path) -> Result<u8> {
     let db = open::for_writing(dir)?;
     let before = db.stats();
-    let spinner = progress::spinner("compacting");
+    let bar = progress::bar(0, "compacting", "entries");
     db.flush().context(|| "flushing".to_owned())?;
-    db.compact_range(None, None)
-        .context(|| "compacting".to_owned())?;
-    spinner.finish_and_clear();
+    // One pass per level: the bar starts again for each, named after it.
+    db.compact_range_with_progress(None, None, &mut |p| {
+        bar.set_message(format!("compacting L{} into L{}", p.level, p.output_level));
+        bar.set_length(p.entries_total);
+        bar.set_position(p.entries_done);
+    })
+    .context(|| "compacting".to_owned())?;
+    bar.finish_and_clear();
     let after = db.stats();
     db.close().context(|| "closing the database".to_owned())?;
     let mut out = Out::new();

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use shaledb::verify::verify_storage;
+use shaledb::verify::verify_storage_with_progress;
 
 use crate::error::{DbContext, Result, EXIT_NO};
 use crate::open;
@@ -16,9 +16,13 @@ use crate::progress;
 /// Checks the database in `dir` and prints the report (text, or JSON with `json`).
 pub fn run(dir: &Path, json: bool) -> Result<u8> {
     let storage = open::storage(dir)?;
-    let spinner = progress::spinner("verifying");
-    let report = verify_storage(&storage).context(|| format!("verifying {}", dir.display()))?;
-    spinner.finish_and_clear();
+    let bar = progress::bar(0, "verifying", "bytes");
+    let report = verify_storage_with_progress(&storage, &mut |p| {
+        bar.set_length(p.bytes_total);
+        bar.set_position(p.bytes_done);
+    })
+    .context(|| format!("verifying {}", dir.display()))?;
+    bar.finish_and_clear();
     let mut out = Out::new();
     if json {
         let files: Vec<_> = report

@@ -95,7 +95,7 @@ impl Keyspace {
             None => keys::keyspace_end(self.id),
         };
         self.db.check_writable()?;
-        self.db.compact_range(Some(&start), Some(&end))
+        self.db.compact_range(Some(&start), Some(&end), &mut |_| {})
     }
 
     /// An iterator over the keyspace at the current state (it sees a snapshot taken now).

@@ -229,13 +229,24 @@ impl DbInner {
     /// Flushes every memtable, then compacts `[start, end]` level by level down to the last
     /// level holding data.
     /// A failure poisons the database.
-    pub(crate) fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+    /// `progress` is called at the start of each level's pass and after each step of it.
+    pub(crate) fn compact_range(
+        &self,
+        start: Option<&[u8]>,
+        end: Option<&[u8]>,
+        progress: &mut dyn FnMut(CompactProgress),
+    ) -> Result<()> {
         self.check_not_read_only()?;
         self.flush_all()?;
-        self.poison_on_error(self.compact_range_flushed(start, end))
+        self.poison_on_error(self.compact_range_flushed(start, end, progress))
     }
 
-    fn compact_range_flushed(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+    fn compact_range_flushed(
+        &self,
+        start: Option<&[u8]>,
+        end: Option<&[u8]>,
+        progress: &mut dyn FnMut(CompactProgress),
+    ) -> Result<()> {
         let _guard = self
             .maintenance
             .lock()
@@ -258,10 +269,25 @@ impl DbInner {
                 }
             };
             if let Some(plan) = plan {
-                self.compaction_step(u64::MAX, Some(plan))?;
-                while self.state().job.is_some() {
-                    self.compaction_step(u64::MAX, None)?;
+                let mut done = CompactProgress {
+                    level: plan.level,
+                    output_level: plan.output_level,
+                    entries_done: 0,
+                    entries_total: plan.all_inputs().map(|(_, f)| f.entries).sum(),
+                };
+                progress(done);
+                self.compaction_step(COMPACT_RANGE_STEP_BYTES, Some(plan))?;
+                loop {
+                    let Some(read) = self.state().job.as_ref().map(|j| j.stats().entries_read)
+                    else {
+                        break;
+                    };
+                    done.entries_done = read.min(done.entries_total);
+                    progress(done);
+                    self.compaction_step(COMPACT_RANGE_STEP_BYTES, None)?;
                 }
+                done.entries_done = done.entries_total;
+                progress(done);
             }
         }
         self.delete_obsolete_files()
@@ -281,4 +307,21 @@ impl DbInner {
             Ok(())
         })())
     }
+}
+
+/// How much a level's pass of [`DbInner::compact_range`] does between two progress reports.
+const COMPACT_RANGE_STEP_BYTES: u64 = 4 << 20;
+
+/// How far a whole-range compaction got ([`crate::Db::compact_range_with_progress`]): it runs
+/// level by level, each pass merging level `level` into `output_level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactProgress {
+    /// The level compacted in this pass.
+    pub level: usize,
+    /// The level it is merged into.
+    pub output_level: usize,
+    /// Entries of this pass's input tables read so far.
+    pub entries_done: u64,
+    /// Entries of this pass's input tables.
+    pub entries_total: u64,
 }

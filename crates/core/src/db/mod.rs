@@ -51,6 +51,7 @@ use std::sync::Arc;
 pub use changes::{Applied, Change, ChangeOp, Changes};
 pub use iterator::DbIterator;
 pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
+pub use maintain::CompactProgress;
 pub use options::{ChangeRetention, IterOptions, Options, WriteOptions};
 pub use snapshot::Snapshot;
 pub use transaction::Transaction;
@@ -239,8 +240,19 @@ impl Db {
     /// Compacts stored keys in `[start, end]` of every keyspace (`None` = unbounded) down to
     /// the deepest level, dropping overwritten versions and tombstones no snapshot needs.
     pub fn compact_range(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.compact_range_with_progress(start, end, &mut |_| {})
+    }
+
+    /// [`Db::compact_range`], calling `progress` at the start of each level's pass and after
+    /// each few MiB of it (for a progress bar).
+    pub fn compact_range_with_progress(
+        &self,
+        start: Option<&[u8]>,
+        end: Option<&[u8]>,
+        progress: &mut dyn FnMut(CompactProgress),
+    ) -> Result<()> {
         self.inner.check_writable()?;
-        self.inner.compact_range(start, end)
+        self.inner.compact_range(start, end, progress)
     }
 
     /// Does up to `budget` of pending flush and compaction work and says whether more is
