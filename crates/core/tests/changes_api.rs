@@ -290,6 +290,15 @@ fn a_follower_applies_its_leaders_changes_idempotently_and_refuses_gaps_and_writ
         changes.iter().map(Change::seq).collect::<Vec<_>>()
     );
     assert_eq!(follower.put(b"k", b"v").unwrap_err().code(), "READ_ONLY");
+    let mut batch = Batch::new();
+    batch.put(&follower.default_keyspace(), b"k", b"v").unwrap();
+    let sync = WriteOptions::default();
+    assert_eq!(
+        follower.write(&batch, sync).unwrap_err().code(),
+        "READ_ONLY"
+    );
+    // An empty batch writes nothing: committed on a follower as an empty write is.
+    follower.write(&Batch::new(), sync).unwrap();
     assert_eq!(
         leader.apply_change(&changes[0], None).unwrap_err().code(),
         "INVALID_ARGUMENT"

@@ -20,16 +20,9 @@ use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
 use shaledb::{Batch, ChangeRetention, Db, IterOptions, Options, WriteOptions};
 
+/// The sweep's options, with every change kept (the check reads the feed from 1).
 fn options() -> Options {
-    let mut o = Options::default();
-    o.memtable_size = 64 * 1024;
-    o.max_immutable_memtables = 2;
-    o.l0_compaction_trigger = 2;
-    o.target_file_size = 32 * 1024;
-    o.base_level_size = 64 * 1024;
-    o.block_size = 1024;
-    o.background_thread = false;
-    o.wal_preallocation = 16 * 1024;
+    let mut o = fault_driver::options();
     o.change_retention = Some(ChangeRetention::bytes(u64::MAX));
     o
 }

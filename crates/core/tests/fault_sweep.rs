@@ -28,22 +28,10 @@ use shaledb::db::Budget;
 use shaledb::storage::faulty::{Fault, FaultyStorage};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
-use shaledb::{Db, Options, WriteOptions};
+use shaledb::{Db, WriteOptions};
 use sweep_support::{key, scan, value, Model};
 
-fn options() -> Options {
-    let mut o = Options::default();
-    o.memtable_size = 64 * 1024;
-    o.max_immutable_memtables = 2;
-    o.l0_compaction_trigger = 2;
-    o.target_file_size = 32 * 1024;
-    o.base_level_size = 64 * 1024;
-    o.block_size = 1024;
-    o.background_thread = false;
-    // Logs grow through several preallocation steps per memtable.
-    o.wal_preallocation = 16 * 1024;
-    o
-}
+use fault_driver::options;
 
 /// What a scenario works on.
 struct Ctx {

@@ -19,20 +19,9 @@ use fault_driver::After;
 use shaledb::queue::{PushOptions, QueueOptions, ReserveOptions};
 use shaledb::storage::faulty::{Fault, FaultyStorage};
 use shaledb::storage::memory::MemoryStorage;
-use shaledb::{Db, Options};
+use shaledb::Db;
 
-fn options() -> Options {
-    let mut o = Options::default();
-    o.memtable_size = 64 * 1024;
-    o.max_immutable_memtables = 2;
-    o.l0_compaction_trigger = 2;
-    o.target_file_size = 32 * 1024;
-    o.base_level_size = 64 * 1024;
-    o.block_size = 1024;
-    o.background_thread = false;
-    o.wal_preallocation = 16 * 1024;
-    o
-}
+use fault_driver::options;
 
 const OPS: u32 = 400;
 

@@ -279,8 +279,9 @@ impl Batch {
         let sync = sync || self.deferred_wants_sync();
         let mut check = check;
         let meta = self.meta.as_deref();
+        // The write refuses followers and read-only opens (an empty batch writes nothing and
+        // passes, as an empty write does).
         commit_layers(&self.deferred, plain, &mut |mut b| {
-            db.check_leader()?;
             db.annotate(&mut b, meta)?;
             match check.as_deref_mut() {
                 Some(check) => db.commit_checked(b, sync, check),

@@ -1,12 +1,29 @@
-//! What the fault sweeps of queues and the change feed share: what happens after the faulted
-//! run (a restart, a power loss, a torn power loss) and the loop over faults and I/O calls.
+//! What the fault sweeps share: small engine options (so that a short run flushes, compacts and
+//! grows its logs many times), what happens after the faulted run (a restart, a power loss, a
+//! torn power loss) and the loop over faults and I/O calls.
 #![allow(
     clippy::unwrap_used,
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
 )]
-#![allow(dead_code, reason = "fault_sweep.rs uses only After")]
+#![allow(dead_code, reason = "fault_sweep.rs uses only options and After")]
 
 use shaledb::storage::faulty::{Fault, FaultyStorage};
+use shaledb::Options;
+
+/// Options with tiny memtables, tables and levels, no background thread (every I/O call is the
+/// sweep's), and logs that grow through several preallocation steps per memtable.
+pub fn options() -> Options {
+    let mut o = Options::default();
+    o.memtable_size = 64 * 1024;
+    o.max_immutable_memtables = 2;
+    o.l0_compaction_trigger = 2;
+    o.target_file_size = 32 * 1024;
+    o.base_level_size = 64 * 1024;
+    o.block_size = 1024;
+    o.background_thread = false;
+    o.wal_preallocation = 16 * 1024;
+    o
+}
 
 /// What happens after the faulted run, before the check.
 #[derive(Debug, Clone, Copy)]
