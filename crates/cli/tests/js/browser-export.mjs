@@ -14,6 +14,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { extname, join, normalize, resolve } from "node:path";
 
+import { checks, cli, equal, lines } from "./checks.mjs";
+
 const [bin, pkgArg = "packages/js"] = process.argv.slice(2);
 if (!bin) {
   console.error("usage: browser-export.mjs <shaledb binary> [packages/js]");
@@ -38,24 +40,8 @@ const server = createServer((request, response) => {
 await new Promise((done) => server.listen(0, "127.0.0.1", done));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).replaceAll("\n", "\n  ")}`);
-  }
-}
-function equal(actual, expected, what) {
-  const [a, b] = [JSON.stringify(actual), JSON.stringify(expected)];
-  if (a !== b) throw new Error(`${what}: expected ${b}, got ${a}`);
-}
-const shaledb = (...args) => execFileSync(bin, args, { encoding: "utf8" });
-const lines = (text) => text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const { check, finish } = checks("cli-browser");
+const shaledb = cli(bin);
 
 const tmp = mkdtempSync(join(tmpdir(), "shaledb-cli-browser-"));
 const context = await chromium.launchPersistentContext(join(tmp, "profile"), {
@@ -116,5 +102,4 @@ try {
   server.close();
   rmSync(tmp, { recursive: true, force: true });
 }
-console.log(`cli-browser: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

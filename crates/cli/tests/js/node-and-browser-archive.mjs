@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { checks, cli, equal, lines } from "./checks.mjs";
+
 const [bin, pkgArg = "packages/js"] = process.argv.slice(2);
 if (!bin) {
   console.error("usage: node-and-browser-archive.mjs <shaledb binary> [packages/js]");
@@ -22,24 +24,8 @@ const { TarWriter } = await import(
   pathToFileURL(join(pkg, "dist/archive/tar/writer.js")).href
 );
 
-let passed = 0;
-let failed = 0;
-function check(name, fn) {
-  try {
-    fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).replaceAll("\n", "\n  ")}`);
-  }
-}
-function equal(actual, expected, what) {
-  const [a, b] = [JSON.stringify(actual), JSON.stringify(expected)];
-  if (a !== b) throw new Error(`${what}: expected ${b}, got ${a}`);
-}
-const shaledb = (...args) => execFileSync(bin, args, { encoding: "utf8" });
-const lines = (text) => text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const { check, finish } = checks("cli-js");
+const shaledb = cli(bin);
 
 const tmp = mkdtempSync(join(tmpdir(), "shaledb-cli-js-"));
 try {
@@ -59,15 +45,15 @@ try {
     { keyspace: "blobs", key: { base64: "Af8=" }, value: { base64: "AIA=" } },
   ];
   let dump;
-  check("the CLI dumps a database Node wrote", () => {
+  await check("the CLI dumps a database Node wrote", () => {
     dump = shaledb("dump", dir, "--value-encoding", "json");
     equal(lines(dump), expected, "dump");
   });
-  check("the CLI verifies a database Node wrote (exit 0)", () => {
+  await check("the CLI verifies a database Node wrote (exit 0)", () => {
     const run = spawnSync(bin, ["verify", dir], { encoding: "utf8" });
     equal(run.status, 0, `verify exit code (${run.stdout}${run.stderr})`);
   });
-  check("the CLI sees the queue Node pushed to", () => {
+  await check("the CLI sees the queue Node pushed to", () => {
     const [q] = lines(shaledb("queue", dir, "jobs"));
     equal([q.queue, q.items, q.next.value], ["jobs", 1, "resize photo:1"], "queue");
   });
@@ -78,12 +64,12 @@ try {
   }
   const archive = join(tmp, "browser-export.tar");
   writeFileSync(archive, new Uint8Array(await tar.finish().arrayBuffer()));
-  check("the CLI imports the browser's archive and it holds the same keys", () => {
+  await check("the CLI imports the browser's archive and it holds the same keys", () => {
     const out = join(tmp, "imported");
     shaledb("import", archive, out);
     equal(lines(shaledb("dump", out, "--value-encoding", "json")), expected, "imported dump");
   });
-  check("Node opens a database the CLI exported and imported", () => {
+  await check("Node opens a database the CLI exported and imported", () => {
     const exported = join(tmp, "cli-export.tar");
     shaledb("export", dir, exported);
     const out = join(tmp, "reimported");
@@ -98,5 +84,4 @@ try {
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
-console.log(`cli-js: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();
