@@ -5,7 +5,7 @@
 //
 // Usage: node crates/cli/tests/js/node-and-browser-archive.mjs <shaledb binary> [packages/js]
 // Prints `cli-js: N passed, N failed` and exits non-zero on a failure.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
