@@ -67,6 +67,19 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
     return this.transport.location;
   }
 
+  /**
+   * Checks (and records, if none are) the default keyspace's encodings, right after the open;
+   * on `ENCODING_MISMATCH` (or any failure) closes the database and throws.
+   */
+  async checkEncodings(): Promise<void> {
+    try {
+      await this.transport.request("encodings", ["default", this.keyCodec.name, this.valueCodec.name]);
+    } catch (error) {
+      await this.transport.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
   get closed(): boolean {
     return this.transport.closed;
   }
@@ -82,7 +95,10 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   keyspace(name: string, options?: EncodingOptions<KeyEncoding, ValueEncoding>): Promise<Keyspace<unknown, unknown>> {
     return settle(async () => {
       const { keys, values } = keyspaceCodecs(name, options);
+      // Sent in one message with the open (requests of one turn go together).
+      const checked = this.transport.request("encodings", [name, keys.name, values.name]);
       const id = await this.transport.openKeyspace(name);
+      await checked;
       return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<unknown, unknown>;
     });
   }
