@@ -19,7 +19,9 @@ pub fn db_keyspace_metadata(db: u32, ks: u32) -> JsResult<Option<Vec<u8>>> {
 /// `READ_ONLY` on a read-only open; allowed on a follower.
 #[wasm_bindgen(js_name = dbSetKeyspaceMetadata)]
 pub fn db_set_keyspace_metadata(db: u32, ks: u32, metadata: &[u8]) -> JsResult<()> {
-    js_result(with_db(db, |entry| entry.keyspace(ks)?.set_metadata(metadata)))
+    js_result(with_db(db, |entry| {
+        entry.keyspace(ks)?.set_metadata(metadata)
+    }))
 }
 
 /// Whether keyspace `ks` of `db` holds no key (at the latest state).

@@ -60,7 +60,7 @@ export async function open(
   const connection = await Connection.open({ type: "open", name, exclusive, options: engine });
   requestPersistence(connection.created, persist);
   const db = new BrowserDatabaseImpl(connection, checked.keys, checked.values);
-  await db.checkEncodings();
+  await BrowserDatabaseImpl.checkEncodings(db);
   return db as unknown as BrowserDatabase<unknown, unknown>;
 }
 

@@ -118,7 +118,7 @@ export function open(
         ? new InThreadTransport(openNodeServer(resolve(location), options))
         : await WorkerTransport.open(resolve(location), options);
     const db = new PromiseDatabase(transport, checked.keys, checked.values);
-    await db.checkEncodings();
+    await PromiseDatabase.checkEncodings(db);
     return db as unknown as Database<unknown, unknown>;
   });
 }

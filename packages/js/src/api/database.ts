@@ -69,13 +69,14 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
 
   /**
    * Checks (and records, if none are) the default keyspace's encodings, right after the open;
-   * on `ENCODING_MISMATCH` (or any failure) closes the database and throws.
+   * on `ENCODING_MISMATCH` (or any failure) closes `db` and throws. (Static: not a method of
+   * the public object.)
    */
-  async checkEncodings(): Promise<void> {
+  static async checkEncodings(db: PromiseDatabase): Promise<void> {
     try {
-      await this.transport.request("encodings", ["default", this.keyCodec.name, this.valueCodec.name]);
+      await db.transport.request("encodings", ["default", db.keyCodec.name, db.valueCodec.name]);
     } catch (error) {
-      await this.transport.close().catch(() => undefined);
+      await db.transport.close().catch(() => undefined);
       throw error;
     }
   }

@@ -118,7 +118,7 @@ export function openDatabaseSync(
   handle.afterWrite();
   const db = new SyncDatabaseImpl(handle, env, o.keys, o.values, o.catchUpIntervalMs, !o.readOnly && !o.follower);
   try {
-    db.checkEncodings("default", o.keys.name, o.values.name);
+    SyncDatabaseImpl.checkEncodings(db, "default", o.keys.name, o.values.name);
   } catch (error) {
     db.close();
     throw error;
@@ -175,11 +175,12 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   /**
    * Checks (and records, see `./keyspace-encodings.ts`) the encodings named `keys` and `values`
    * for keyspace `name` (`"default"`: the database's own), as the Promise API's server does for
-   * its clients. `ENCODING_MISMATCH` if others are recorded.
+   * its clients. `ENCODING_MISMATCH` if others are recorded. (Static: not a method of the
+   * public object.)
    */
-  checkEncodings(name: string, keys: string, values: string): void {
-    const index = name === "default" ? 0 : this.db.write(() => wasm.dbKeyspace(this.db.id, name, false));
-    checkKeyspaceEncodings(this.db, index, name, keys, values, this.#recordEncodings);
+  static checkEncodings(db: SyncDatabaseImpl, name: string, keys: string, values: string): void {
+    const index = name === "default" ? 0 : db.db.write(() => wasm.dbKeyspace(db.db.id, name, false));
+    checkKeyspaceEncodings(db.db, index, name, keys, values, db.#recordEncodings);
   }
 
   batch(): SyncBatch<unknown, unknown>;

@@ -13,7 +13,7 @@ import { NativeIterator } from "../engine/native-iterator.js";
 import { OP_DELETE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
 import type { SnapshotImpl } from "../engine/snapshot.js";
 import type { StoreImpl } from "../engine/store.js";
-import type { SyncDatabaseImpl } from "../engine/sync-database.js";
+import { SyncDatabaseImpl } from "../engine/sync-database.js";
 import type { SyncTransactionImpl } from "../engine/transaction.js";
 import { writePackedBytes, writePackedIds } from "../engine/write-packed.js";
 import { openQueue, READ_PEEK, type SyncQueueImpl } from "../engine/queue.js";
@@ -265,7 +265,8 @@ export class Executor {
         throw invalidArgument("a keyspace name must be a non-empty string");
       }
       // Known encodings only (INVALID_ARGUMENT otherwise): the names are recorded.
-      this.#db.checkEncodings(name, keyCodec(keys as KeyEncoding).name, valueCodec(values as ValueEncoding).name);
+      const [k, v] = [keyCodec(keys as KeyEncoding).name, valueCodec(values as ValueEncoding).name];
+      SyncDatabaseImpl.checkEncodings(this.#db, name, k, v);
     },
     get: (client, ks, key, snapshot) =>
       this.#store(client, ks).get(key, this.#read(client, snapshot)) as Uint8Array | undefined,
