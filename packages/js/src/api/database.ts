@@ -96,10 +96,11 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   keyspace(name: string, options?: EncodingOptions<KeyEncoding, ValueEncoding>): Promise<Keyspace<unknown, unknown>> {
     return settle(async () => {
       const { keys, values } = keyspaceCodecs(name, options);
-      // Sent in one message with the open (requests of one turn go together).
-      const checked = this.transport.request("encodings", [name, keys.name, values.name]);
-      const id = await this.transport.openKeyspace(name);
-      await checked;
+      // Both go in one message (requests of one turn go together).
+      const [, id] = await Promise.all([
+        this.transport.request("encodings", [name, keys.name, values.name]),
+        this.transport.openKeyspace(name),
+      ]);
       return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<unknown, unknown>;
     });
   }
