@@ -127,7 +127,7 @@ async function main() {
   // 10. Reopen: everything is there.
   const reopened = await open(dir, { valueEncoding: "json" });
   try {
-    const count = await (await reopened.keyspace("events")).count();
+    const count = await (await reopened.keyspace("events", { valueEncoding: "json" })).count();
     const offset = await reopened.get("offset/billing");
     const runs = await reopened.get("counter/runs");
     say("reopen", `${plural(count, "event")}, run counter ${runs}, offset ${offset}: all there`);

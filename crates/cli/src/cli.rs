@@ -18,16 +18,17 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// `--key-encoding` and `--value-encoding`.
+/// `--key-encoding` and `--value-encoding` (`None`: not given; see [`crate::recorded`]).
 #[derive(Debug, Clone, Copy, Args)]
 pub struct Encodings {
     /// How keys are shown and read: auto (UTF-8 text, else {"base64": ...}), utf8, hex,
-    /// base64, json.
-    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
-    pub key_encoding: Encoding,
-    /// How values are shown and read (as --key-encoding).
-    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
-    pub value_encoding: Encoding,
+    /// base64, json. Default: the keyspace's recorded key encoding (`info` shows it), else auto.
+    #[arg(long, value_enum)]
+    pub key_encoding: Option<Encoding>,
+    /// How values are shown and read (as --key-encoding). Default: the keyspace's recorded
+    /// value encoding, else auto.
+    #[arg(long, value_enum)]
+    pub value_encoding: Option<Encoding>,
 }
 
 /// `--keyspace`.

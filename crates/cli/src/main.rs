@@ -14,6 +14,7 @@ mod error;
 mod open;
 mod output;
 mod progress;
+mod recorded;
 
 use std::process::ExitCode;
 

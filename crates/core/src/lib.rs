@@ -130,3 +130,4 @@ pub use db::{
     Keyspace, Options, Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
 };
 pub use error::{Error, Result};
+pub use version::MAX_KEYSPACE_METADATA;

@@ -25,6 +25,8 @@ mod iterators;
 #[cfg(target_arch = "wasm32")]
 mod js_storage;
 #[cfg(target_arch = "wasm32")]
+mod keyspace_metadata;
+#[cfg(target_arch = "wasm32")]
 mod queues;
 mod recordio;
 #[cfg(target_arch = "wasm32")]

@@ -59,10 +59,9 @@ export async function open(
   const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
   const connection = await Connection.open({ type: "open", name, exclusive, options: engine });
   requestPersistence(connection.created, persist);
-  return new BrowserDatabaseImpl(connection, checked.keys, checked.values) as unknown as BrowserDatabase<
-    unknown,
-    unknown
-  >;
+  const db = new BrowserDatabaseImpl(connection, checked.keys, checked.values);
+  await BrowserDatabaseImpl.checkEncodings(db);
+  return db as unknown as BrowserDatabase<unknown, unknown>;
 }
 
 /**

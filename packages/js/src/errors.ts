@@ -39,8 +39,10 @@
  * - `DECODE` (JavaScript only): a stored value does not decode with the keyspace's
  *   `valueEncoding` (a `"json"` read of bytes that are not JSON: written with another encoding,
  *   or by another program).
- * - `ENCODING_MISMATCH` (JavaScript only): a keyspace was opened with other encodings than
- *   those recorded for it in the database; open it with those, or move its data explicitly.
+ * - `ENCODING_MISMATCH` (JavaScript only): a keyspace (or `open()`'s default keyspace) was
+ *   opened with other encodings than those recorded for it in the database (the message names
+ *   the keyspace, the recorded and the requested ones); its data is untouched. Open it with
+ *   those, or with `"binary"` to read the stored bytes.
  */
 export type ShaleErrorCode =
   | "IO"

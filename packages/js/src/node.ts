@@ -117,6 +117,8 @@ export function open(
       checked.engineThread === "caller"
         ? new InThreadTransport(openNodeServer(resolve(location), options))
         : await WorkerTransport.open(resolve(location), options);
-    return new PromiseDatabase(transport, checked.keys, checked.values) as unknown as Database<unknown, unknown>;
+    const db = new PromiseDatabase(transport, checked.keys, checked.values);
+    await PromiseDatabase.checkEncodings(db);
+    return db as unknown as Database<unknown, unknown>;
   });
 }

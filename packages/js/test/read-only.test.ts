@@ -227,8 +227,10 @@ describe("worker threads", () => {
 describe("values that do not decode", () => {
   it("a stored value that is not JSON read as json is DECODE", async () => {
     const path = freshPath("decode");
-    const db = openSync(path);
-    db.put("k", "plain text, not JSON");
+    // Written as raw bytes (so no encodings are recorded: as another program would), then read
+    // as json. (Written as utf8, the json open would be ENCODING_MISMATCH: keyspace-encodings.test.ts.)
+    const db = openSync(path, { valueEncoding: "binary" });
+    db.put("k", new TextEncoder().encode("plain text, not JSON"));
     db.close();
     const json = openSync(path, { valueEncoding: "json" });
     try {

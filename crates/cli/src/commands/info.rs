@@ -100,9 +100,12 @@ fn gather(dir: &Path) -> Result<Value> {
         .keyspaces()
         .iter()
         .map(|(id, name)| {
+            let metadata = recovered.versions.keyspace_metadata().get(id);
             json!({
                 "id": id, "name": name, "display": open::display_name(name),
                 "reserved": open::is_reserved(name),
+                // The recorded encodings (`null`: none recorded).
+                "encodings": metadata.and_then(|m| crate::recorded::parse(m)),
             })
         })
         .collect();

@@ -92,7 +92,8 @@ pub fn run(
 struct Loader<'a> {
     db: &'a Db,
     default_keyspace: &'a str,
-    keyspaces: HashMap<String, Keyspace>,
+    /// Keyspaces used so far, with their encodings (given, else recorded).
+    keyspaces: HashMap<String, (Keyspace, Encodings)>,
     batch: Batch,
     enc: Encodings,
     /// Lines in batches already written.
@@ -113,22 +114,22 @@ impl Loader<'_> {
             Some(Value::String(s)) => s.clone(),
             Some(other) => return Err(format!("\"keyspace\" must be a string, not {other}")),
         };
-        let key = map.get("key").ok_or("no \"key\"")?;
-        let key = from_json(key, self.enc.key_encoding).map_err(|e| format!("key: {e}"))?;
         let delete = map.get("delete") == Some(&Value::Bool(true));
         if !self.keyspaces.contains_key(&name) {
             let ks = open::keyspace(self.db, &name).map_err(|e| e.to_string())?;
-            self.keyspaces.insert(name.clone(), ks);
+            let enc = self.enc.with_recorded(self.db, &name);
+            self.keyspaces.insert(name.clone(), (ks, enc));
         }
-        let ks = self
+        let (ks, enc) = self
             .keyspaces
             .get(&name)
             .ok_or("keyspace vanished")?
             .clone();
+        let key = map.get("key").ok_or("no \"key\"")?;
+        let key = from_json(key, enc.key()).map_err(|e| format!("key: {e}"))?;
         match map.get("value") {
             Some(value) if !delete => {
-                let value =
-                    from_json(value, self.enc.value_encoding).map_err(|e| format!("value: {e}"))?;
+                let value = from_json(value, enc.value()).map_err(|e| format!("value: {e}"))?;
                 self.batch.put(&ks, &key, &value)
             }
             _ => self.batch.delete(&ks, &key),

@@ -54,7 +54,7 @@ fn lines(db: &Db, name: Option<&str>, enc: Encodings) -> Result<Vec<Value>> {
                 Some(item) => json!({
                     "id": item.id, "pushed_at_ms": item.pushed_at_ms,
                     "deliveries": item.deliveries,
-                    "value": to_json(&item.value, enc.value_encoding),
+                    "value": to_json(&item.value, enc.value()),
                 }),
                 None => Value::Null,
             };

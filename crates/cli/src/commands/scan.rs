@@ -30,9 +30,12 @@ pub struct Range {
 
 /// `scan`: the keys of `keyspace` in `range`.
 pub fn run_scan(dir: &Path, keyspace: &str, range: &Range, enc: Encodings) -> Result<u8> {
+    let db = open::for_reading(dir)?;
+    let ks = open::existing_keyspace(&db, dir, keyspace)?;
+    let enc = enc.with_recorded(&db, keyspace);
     let arg = |name: &str, v: &Option<String>| -> Result<Option<Vec<u8>>> {
         v.as_deref()
-            .map(|s| from_arg(s, enc.key_encoding))
+            .map(|s| from_arg(s, enc.key()))
             .transpose()
             .map_err(|e| CliError::usage(format!("--{name}: {e}")))
     };
@@ -47,8 +50,6 @@ pub fn run_scan(dir: &Path, keyspace: &str, range: &Range, enc: Encodings) -> Re
     if let Some(end) = arg("end", &range.end)? {
         options.upper = Bound::Excluded(end);
     }
-    let db = open::for_reading(dir)?;
-    let ks = open::existing_keyspace(&db, dir, keyspace)?;
     let mut out = Out::new();
     print_keyspace(&mut out, &ks, options, range.limit, enc)?;
     out.finish()?;
@@ -68,6 +69,7 @@ pub fn run_dump(dir: &Path, include_reserved: bool, enc: Encodings) -> Result<u8
             continue;
         }
         let ks = open::keyspace(&db, &name)?;
+        let enc = enc.with_recorded(&db, &name);
         print_keyspace(&mut out, &ks, IterOptions::default(), None, enc)?;
     }
     out.finish()?;
@@ -92,8 +94,8 @@ fn print_keyspace(
         let (key, value) = item.context(context)?;
         out.json_line(&json!({
             "keyspace": name,
-            "key": to_json(&key, enc.key_encoding),
-            "value": to_json(&value, enc.value_encoding),
+            "key": to_json(&key, enc.key()),
+            "value": to_json(&value, enc.value()),
         }))?;
     }
     Ok(())

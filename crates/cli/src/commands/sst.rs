@@ -91,8 +91,8 @@ pub fn run(file: &Path, properties_only: bool, enc: Encodings) -> Result<u8> {
             "range_tombstones": p.range_tombstones,
             "min_seq": p.min_seq,
             "max_seq": p.max_seq,
-            "smallest_key": Value::Object(fields(&p.smallest_key, &names, enc.key_encoding)),
-            "largest_key": Value::Object(fields(&p.largest_key, &names, enc.key_encoding)),
+            "smallest_key": Value::Object(fields(&p.smallest_key, &names, enc.key())),
+            "largest_key": Value::Object(fields(&p.largest_key, &names, enc.key())),
         },
     }))?;
     // The index: each data block's separator key (at or after its last key) and where it is.
@@ -112,7 +112,7 @@ pub fn run(file: &Path, properties_only: bool, enc: Encodings) -> Result<u8> {
     while cursor.valid() {
         let v = cursor.value();
         let mut pos = 0;
-        let mut m = fields(cursor.key(), &names, enc.key_encoding);
+        let mut m = fields(cursor.key(), &names, enc.key());
         m.insert("seq".into(), json!(cursor.seq()));
         m.insert("block_offset".into(), json!(get_varint(v, &mut pos)));
         m.insert("block_len".into(), json!(get_varint(v, &mut pos)));
@@ -126,11 +126,11 @@ pub fn run(file: &Path, properties_only: bool, enc: Encodings) -> Result<u8> {
         m.insert("seq".into(), json!(t.seq));
         m.insert(
             "start".into(),
-            Value::Object(fields(&t.start, &names, enc.key_encoding)),
+            Value::Object(fields(&t.start, &names, enc.key())),
         );
         m.insert(
             "end".into(),
-            Value::Object(fields(&t.end, &names, enc.key_encoding)),
+            Value::Object(fields(&t.end, &names, enc.key())),
         );
         out.json_line(&Value::Object(m))?;
     }
@@ -140,7 +140,7 @@ pub fn run(file: &Path, properties_only: bool, enc: Encodings) -> Result<u8> {
     }
     let mut scan = table.scan().context(reading)?;
     while let Some(e) = scan.next_entry().context(reading)? {
-        let mut m = fields(e.key, &names, enc.key_encoding);
+        let mut m = fields(e.key, &names, enc.key());
         m.insert("seq".into(), json!(e.seq));
         let kind = match e.kind {
             ValueKind::Value => "value",
@@ -150,7 +150,7 @@ pub fn run(file: &Path, properties_only: bool, enc: Encodings) -> Result<u8> {
         };
         m.insert("kind".into(), json!(kind));
         if e.kind == ValueKind::Value {
-            m.insert("value".into(), to_json(e.value, enc.value_encoding));
+            m.insert("value".into(), to_json(e.value, enc.value()));
         }
         out.json_line(&Value::Object(m))?;
     }

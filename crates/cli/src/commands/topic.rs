@@ -70,13 +70,13 @@ pub fn run(
             let headers: serde_json::Map<String, serde_json::Value> = r
                 .headers
                 .iter()
-                .map(|(k, v)| (k.clone(), to_json(v, enc.value_encoding)))
+                .map(|(k, v)| (k.clone(), to_json(v, enc.value())))
                 .collect();
             out.json_line(&json!({
                 "offset": r.offset, "time_ms": r.time_ms,
-                "key": r.key.as_deref().map(|k| to_json(k, enc.key_encoding)),
+                "key": r.key.as_deref().map(|k| to_json(k, enc.key())),
                 "headers": headers,
-                "value": to_json(&r.value, enc.value_encoding),
+                "value": to_json(&r.value, enc.value()),
             }))?;
         }
     }

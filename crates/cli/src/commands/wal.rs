@@ -133,31 +133,25 @@ fn batch_line(
         match op {
             BatchOp::Put { key, value } => {
                 m.insert("op".into(), json!("put"));
-                m.extend(fields(key, names, enc.key_encoding));
-                m.insert("value".into(), to_json(value, enc.value_encoding));
+                m.extend(fields(key, names, enc.key()));
+                m.insert("value".into(), to_json(value, enc.value()));
             }
             BatchOp::Delete { key } => {
                 m.insert("op".into(), json!("delete"));
-                m.extend(fields(key, names, enc.key_encoding));
+                m.extend(fields(key, names, enc.key()));
             }
             BatchOp::DeleteRange { start, end } => {
                 m.insert("op".into(), json!("delete_range"));
                 m.insert(
                     "start".into(),
-                    Value::Object(fields(start, names, enc.key_encoding)),
+                    Value::Object(fields(start, names, enc.key())),
                 );
-                m.insert(
-                    "end".into(),
-                    Value::Object(fields(end, names, enc.key_encoding)),
-                );
+                m.insert("end".into(), Value::Object(fields(end, names, enc.key())));
             }
             BatchOp::Annotation { time, meta } => {
                 m.insert("op".into(), json!("annotation"));
                 m.insert("time_ms".into(), json!(time));
-                m.insert(
-                    "meta".into(),
-                    json!(meta.map(|b| to_json(b, enc.value_encoding))),
-                );
+                m.insert("meta".into(), json!(meta.map(|b| to_json(b, enc.value()))));
             }
         }
         ops.push(Value::Object(m));

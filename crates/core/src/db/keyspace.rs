@@ -98,6 +98,49 @@ impl Keyspace {
         self.db.compact_range(Some(&start), Some(&end), &mut |_| {})
     }
 
+    /// The keyspace's metadata: a small opaque record kept in the manifest with the keyspace
+    /// (like a schema: not a write, no sequence number, not in the change feed), or `None` if
+    /// none was set. The JavaScript package keeps the keyspace's key and value encodings there
+    /// (FORMAT.md, "Keyspace metadata").
+    pub fn metadata(&self) -> Result<Option<Vec<u8>>> {
+        self.db.check_open()?;
+        Ok(self
+            .db
+            .state()
+            .versions
+            .keyspace_metadata()
+            .get(&self.id)
+            .cloned())
+    }
+
+    /// Replaces the keyspace's metadata with `metadata` (empty removes it), durably: one synced
+    /// manifest edit, kept by flushes, compactions, manifest rewrites, checkpoints and exports;
+    /// setting what is already there writes nothing. Allowed on a follower (it is not a data
+    /// write). Errors: `InvalidArgument` over [`crate::MAX_KEYSPACE_METADATA`] bytes
+    /// (64 KiB); `ReadOnly` on a read-only open; `Poisoned`, `Closed`; a storage failure
+    /// poisons the database (whether the edit reached the disk is unknown).
+    pub fn set_metadata(&self, metadata: &[u8]) -> Result<()> {
+        self.db.check_writable()?;
+        self.db.check_not_read_only()?;
+        if metadata.len() > crate::version::MAX_KEYSPACE_METADATA {
+            return Err(Error::InvalidArgument(format!(
+                "keyspace metadata of {} bytes is over the limit of {} bytes",
+                metadata.len(),
+                crate::version::MAX_KEYSPACE_METADATA
+            )));
+        }
+        let mut st = self.db.state();
+        let current = st.versions.keyspace_metadata().get(&self.id);
+        if current.map_or(metadata.is_empty(), |c| c[..] == *metadata) {
+            return Ok(());
+        }
+        let edit = VersionEdit {
+            keyspace_metadata: vec![(self.id, metadata.to_vec())],
+            ..VersionEdit::default()
+        };
+        self.db.log_edit(&mut st, edit)
+    }
+
     /// An iterator over the keyspace at the current state (it sees a snapshot taken now).
     pub fn iter(&self, options: IterOptions) -> Result<DbIterator> {
         DbIterator::new(&self.db, self.id, ReadAt::Latest, &options)

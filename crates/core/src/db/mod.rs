@@ -153,6 +153,19 @@ impl Db {
         Keyspace::open(&self.inner, name, true)
     }
 
+    /// The metadata of keyspace `name` ([`Keyspace::metadata`]) without opening it: `None` if
+    /// the keyspace does not exist or has none. Works on a read-only open (which cannot create
+    /// keyspaces); there it is the metadata as of the last catch-up.
+    pub fn keyspace_metadata(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        self.inner.check_open()?;
+        let st = self.inner.state();
+        Ok(st
+            .keyspaces
+            .get(name)
+            .and_then(|id| st.versions.keyspace_metadata().get(id))
+            .cloned())
+    }
+
     /// The default keyspace, which [`Db::put`], [`Db::get`] and friends use.
     pub fn default_keyspace(&self) -> Keyspace {
         self.default.clone()

@@ -19,6 +19,7 @@
 //!   8  file deleted       level, number
 //!   9  change cursor      name (bytes, UTF-8), sequence number (format 3)
 //!  10  cursor removed     name (bytes, UTF-8) (format 3)
+//!  11  keyspace metadata  id (u32), metadata (bytes, 0 to 65,536; empty: removed) (format 3)
 //! ```
 //!
 //! Levels are below [`crate::version::NUM_LEVELS`]. An unknown tag, a truncated field, an
@@ -37,7 +38,14 @@ use crate::{Error, Result};
 /// - 2: the same edits; the database's logs are WAL format 2, chained by their sealed records,
 ///   and the log the log number names always exists (recovery checks both). Version 1
 ///   databases are read with the older rules; the first open rewrites them as version 2.
-pub const MANIFEST_FORMAT_VERSION: u32 = 2;
+/// - 3: adds change cursors (tags 9, 10) and keyspace metadata (tag 11), so that a release
+///   that knows only version 2 refuses such a manifest ([`Error::VersionUnsupported`]) rather
+///   than calling its new tags corruption. Version 2 manifests written before the bump may
+///   hold tags 9 and 10: they are read.
+pub const MANIFEST_FORMAT_VERSION: u32 = 3;
+
+/// Largest keyspace metadata record ([`VersionEdit::keyspace_metadata`]), in bytes.
+pub const MAX_KEYSPACE_METADATA: usize = 64 * 1024;
 
 const TAG_FORMAT_VERSION: u64 = 1;
 const TAG_LOG_NUMBER: u64 = 2;
@@ -49,6 +57,7 @@ const TAG_FILE_ADDED: u64 = 7;
 const TAG_FILE_DELETED: u64 = 8;
 const TAG_CHANGE_CURSOR: u64 = 9;
 const TAG_CURSOR_REMOVED: u64 = 10;
+const TAG_KEYSPACE_METADATA: u64 = 11;
 
 const FLAG_RANGE_TOMBSTONES: u64 = 1;
 
@@ -75,6 +84,9 @@ pub struct VersionEdit {
     pub change_cursors: Vec<(String, u64)>,
     /// Change cursors removed, by name (applied after those set).
     pub cursors_removed: Vec<String>,
+    /// Keyspace metadata set: (keyspace id, metadata); empty metadata removes the record.
+    /// Applied after the keyspaces created and before those dropped.
+    pub keyspace_metadata: Vec<(u32, Vec<u8>)>,
 }
 
 impl VersionEdit {
@@ -143,6 +155,11 @@ impl VersionEdit {
             put(out, TAG_CURSOR_REMOVED);
             put_bytes(out, name.as_bytes());
         }
+        for (id, metadata) in &self.keyspace_metadata {
+            put(out, TAG_KEYSPACE_METADATA);
+            put(out, u64::from(*id));
+            put_bytes(out, metadata);
+        }
     }
 
     /// The encoding as a new vector.
@@ -195,6 +212,17 @@ impl VersionEdit {
                     String::from_utf8(d.bytes("cursor name")?.to_vec())
                         .map_err(|_| d.err("a change cursor's name is not UTF-8"))?,
                 ),
+                TAG_KEYSPACE_METADATA => {
+                    let id = d.u32("keyspace id")?;
+                    let metadata = d.bytes("keyspace metadata")?;
+                    if metadata.len() > MAX_KEYSPACE_METADATA {
+                        return Err(d.err(format!(
+                            "keyspace metadata of {} bytes is over {MAX_KEYSPACE_METADATA}",
+                            metadata.len()
+                        )));
+                    }
+                    e.keyspace_metadata.push((id, metadata.to_vec()));
+                }
                 TAG_FILE_ADDED => {
                     let level = d.level()?;
                     let number = d.uvarint("file number")?;
@@ -306,6 +334,10 @@ mod tests {
             files_deleted: vec![(0, 5), (0, 6)],
             change_cursors: vec![("nats".into(), 1 << 33), ("search".into(), 0)],
             cursors_removed: vec!["old".into()],
+            keyspace_metadata: vec![
+                (3, b"{\"valueEncoding\":\"json\"}".to_vec()),
+                (0, Vec::new()),
+            ],
         }
     }
 

@@ -10,6 +10,6 @@ pub mod levels;
 pub mod manifest;
 pub mod set;
 
-pub use edit::{VersionEdit, MANIFEST_FORMAT_VERSION};
+pub use edit::{VersionEdit, MANIFEST_FORMAT_VERSION, MAX_KEYSPACE_METADATA};
 pub use levels::{FileMeta, Version, NUM_LEVELS};
 pub use set::VersionSet;

@@ -21,6 +21,8 @@ pub struct VersionSet {
     keyspaces: BTreeMap<u32, String>,
     /// Change cursors: name to the last sequence number its reader is done with.
     change_cursors: BTreeMap<String, u64>,
+    /// Metadata of live keyspaces, by id (none is an empty record).
+    keyspace_metadata: BTreeMap<u32, Vec<u8>>,
 }
 
 impl Default for VersionSet {
@@ -40,6 +42,7 @@ impl VersionSet {
             log_number: 0,
             keyspaces: BTreeMap::new(),
             change_cursors: BTreeMap::new(),
+            keyspace_metadata: BTreeMap::new(),
         }
     }
 
@@ -90,6 +93,11 @@ impl VersionSet {
         &self.keyspaces
     }
 
+    /// The metadata of live keyspaces, by id (a keyspace without any is absent).
+    pub fn keyspace_metadata(&self) -> &BTreeMap<u32, Vec<u8>> {
+        &self.keyspace_metadata
+    }
+
     /// Checks `edit` against the current state and returns the version it produces, without
     /// changing anything. The error is a reason string (the caller decides whose fault it is).
     pub fn prepare(&self, edit: &VersionEdit) -> std::result::Result<Version, String> {
@@ -104,12 +112,19 @@ impl VersionSet {
                 return Err(format!("dropped keyspace {id} does not exist"));
             }
         }
+        for (id, _) in &edit.keyspace_metadata {
+            let created_here = edit.keyspaces_created.iter().any(|(i, _)| i == id);
+            if !self.keyspaces.contains_key(id) && !created_here {
+                return Err(format!("metadata of keyspace {id}, which does not exist"));
+            }
+        }
         self.current.apply(edit)
     }
 
     /// Installs `version` (from [`VersionSet::prepare`] of the same `edit`) and the edit's
     /// counters and keyspace changes. Counters only move forward. Keyspaces: drops are applied
-    /// after creations, so an edit may not create and drop the same id.
+    /// after creations and metadata, so an edit may not create and drop the same id; a dropped
+    /// keyspace's metadata goes with it.
     pub fn install(&mut self, edit: &VersionEdit, version: Version) {
         if let Some(n) = edit.next_file_number {
             self.next_file_number = self.next_file_number.max(n);
@@ -126,8 +141,16 @@ impl VersionSet {
         for (id, name) in &edit.keyspaces_created {
             self.keyspaces.insert(*id, name.clone());
         }
+        for (id, metadata) in &edit.keyspace_metadata {
+            if metadata.is_empty() {
+                self.keyspace_metadata.remove(id);
+            } else {
+                self.keyspace_metadata.insert(*id, metadata.clone());
+            }
+        }
         for id in &edit.keyspaces_dropped {
             self.keyspaces.remove(id);
+            self.keyspace_metadata.remove(id);
         }
         for (name, seq) in &edit.change_cursors {
             self.change_cursors.insert(name.clone(), *seq);
@@ -162,6 +185,11 @@ impl VersionSet {
             .keyspaces
             .iter()
             .map(|(id, n)| (*id, n.clone()))
+            .collect();
+        e.keyspace_metadata = self
+            .keyspace_metadata
+            .iter()
+            .map(|(id, m)| (*id, m.clone()))
             .collect();
         e.change_cursors = self
             .change_cursors

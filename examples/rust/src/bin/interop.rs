@@ -24,7 +24,8 @@
 //!   `(i * 13) % 300` (so `vd(0, _)` is empty); even `i`: `b"abcdefghij"[(j + i + gen) % 10]`
 //!   (compressible), odd `i`: the low bytes of xorshift32 seeded with
 //!   `i * 0x9E3779B1 + gen * 0x85EBCA6B + 1` (wrapping u32; not compressible).
-//! - Keyspace `events`, UTF-8 keys `ke(i) = format!("ev:{i:06}")` plus `"/é😀"` when
+//! - Keyspace `events` (its metadata: the JavaScript package's record of utf8 keys and json
+//!   values), UTF-8 keys `ke(i) = format!("ev:{i:06}")` plus `"/é😀"` when
 //!   `i % 50 == 0`, JSON values `ve(i, gen) = {"i":i,"gen":gen,"tag":"t<i % 7>"}` (exactly the
 //!   bytes of JavaScript's `JSON.stringify`), and the keys `zz:\u{FFFD}` and `zz:\u{1F600}`
 //!   whose byte order differs from JavaScript's string order.
@@ -232,6 +233,9 @@ fn write(dir: &str, n: u32) -> Result<(), BoxError> {
     opts.error_if_exists = true;
     let db = Db::open(dir, opts)?;
     let events = db.keyspace("events")?;
+    // The encodings the JavaScript package records when it opens `events` empty as utf8 keys
+    // and json values (FORMAT.md, "Keyspace metadata"), so both sides write the same manifest.
+    events.set_metadata(br#"{"keyEncoding":"utf8","valueEncoding":"json"}"#)?;
     let default = db.default_keyspace();
     let pick = |ks: Ks| match ks {
         Ks::Default => &default,

@@ -67,6 +67,20 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
     return this.transport.location;
   }
 
+  /**
+   * Checks (and records, if none are) the default keyspace's encodings, right after the open;
+   * on `ENCODING_MISMATCH` (or any failure) closes `db` and throws. (Static: not a method of
+   * the public object.)
+   */
+  static async checkEncodings(db: PromiseDatabase): Promise<void> {
+    try {
+      await db.transport.request("encodings", ["default", db.keyCodec.name, db.valueCodec.name]);
+    } catch (error) {
+      await db.transport.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
   get closed(): boolean {
     return this.transport.closed;
   }
@@ -82,7 +96,11 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   keyspace(name: string, options?: EncodingOptions<KeyEncoding, ValueEncoding>): Promise<Keyspace<unknown, unknown>> {
     return settle(async () => {
       const { keys, values } = keyspaceCodecs(name, options);
-      const id = await this.transport.openKeyspace(name);
+      // Both go in one message (requests of one turn go together).
+      const [, id] = await Promise.all([
+        this.transport.request("encodings", [name, keys.name, values.name]),
+        this.transport.openKeyspace(name),
+      ]);
       return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<unknown, unknown>;
     });
   }

@@ -13,6 +13,7 @@ import { keyspaceCodecs } from "../arguments/keyspace-options.js";
 import { checkOpenOptions } from "../arguments/open-options.js";
 import { packOperations } from "../encoding/packed-ops.js";
 import { writePacked } from "./write-packed.js";
+import { checkKeyspaceEncodings } from "./keyspace-encodings.js";
 import { metaOption } from "../arguments/change-options.js";
 import { ackChanges, applyChanges, changeCursor, removeChangeCursor, sequence, syncChanges } from "./changes.js";
 import { SnapshotImpl } from "./snapshot.js";
@@ -115,13 +116,22 @@ export function openDatabaseSync(
   const handle = new DatabaseHandle(id, storage, resolved, o.autoMaintenance && !o.readOnly);
   // Work left by an earlier process (immutable memtables recovered, a deep L0) starts now.
   handle.afterWrite();
-  return new SyncDatabaseImpl(handle, env, o.keys, o.values, o.catchUpIntervalMs);
+  const db = new SyncDatabaseImpl(handle, env, o.keys, o.values, o.catchUpIntervalMs, !o.readOnly && !o.follower);
+  try {
+    SyncDatabaseImpl.checkEncodings(db, "default", o.keys.name, o.values.name);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
 }
 
 export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown, unknown> {
   readonly #env: Environment;
   /** The `catchUpIntervalMs` timer, cleared by `close()`. */
   #catchUpTimer: ReturnType<typeof setInterval> | undefined;
+  /** Whether keyspaces' encodings are recorded (not on a read-only open or a follower). */
+  readonly #recordEncodings: boolean;
 
   constructor(
     handle: DatabaseHandle,
@@ -129,9 +139,11 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
     keys: Codec<unknown>,
     values: Codec<unknown>,
     catchUpIntervalMs = 0,
+    recordEncodings = true,
   ) {
     super(handle, 0, "default", keys, values);
     this.#env = env;
+    this.#recordEncodings = recordEncodings;
     if (catchUpIntervalMs > 0) {
       this.#catchUpEvery(catchUpIntervalMs);
     }
@@ -156,7 +168,19 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   keyspace(name: string, options?: EncodingOptions<KeyEncoding, ValueEncoding>): SyncKeyspace<unknown, unknown> {
     const { keys, values } = keyspaceCodecs(name, options);
     const index = this.db.write(() => wasm.dbKeyspace(this.db.id, name, false));
+    checkKeyspaceEncodings(this.db, index, name, keys.name, values.name, this.#recordEncodings);
     return new StoreImpl(this.db, index, name, keys, values) as unknown as SyncKeyspace<unknown, unknown>;
+  }
+
+  /**
+   * Checks (and records, see `./keyspace-encodings.ts`) the encodings named `keys` and `values`
+   * for keyspace `name` (`"default"`: the database's own), as the Promise API's server does for
+   * its clients. `ENCODING_MISMATCH` if others are recorded. (Static: not a method of the
+   * public object.)
+   */
+  static checkEncodings(db: SyncDatabaseImpl, name: string, keys: string, values: string): void {
+    const index = name === "default" ? 0 : db.db.write(() => wasm.dbKeyspace(db.db.id, name, false));
+    checkKeyspaceEncodings(db.db, index, name, keys, values, db.#recordEncodings);
   }
 
   batch(): SyncBatch<unknown, unknown>;

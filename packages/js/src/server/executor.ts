@@ -7,13 +7,13 @@
  * @module
  */
 import { checkReverse } from "../encoding/bounds.js";
-import { keyCodec } from "../encoding/codec.js";
+import { keyCodec, valueCodec } from "../encoding/codec.js";
 import { ShaleError, closedError, invalidArgument } from "../errors.js";
 import { NativeIterator } from "../engine/native-iterator.js";
 import { OP_DELETE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
 import type { SnapshotImpl } from "../engine/snapshot.js";
 import type { StoreImpl } from "../engine/store.js";
-import type { SyncDatabaseImpl } from "../engine/sync-database.js";
+import { SyncDatabaseImpl } from "../engine/sync-database.js";
 import type { SyncTransactionImpl } from "../engine/transaction.js";
 import { writePackedBytes, writePackedIds } from "../engine/write-packed.js";
 import { openQueue, READ_PEEK, type SyncQueueImpl } from "../engine/queue.js";
@@ -21,7 +21,7 @@ import { Later, waitForItems } from "./queue-waits.js";
 import { readChanges } from "../engine/changes.js";
 import { changesReadArguments } from "../arguments/change-options.js";
 import { openTopic, type SyncTopicImpl } from "../engine/topic.js";
-import type { IteratorOptions, ReadOptions, Stats } from "../types.js";
+import type { IteratorOptions, KeyEncoding, ReadOptions, Stats, ValueEncoding } from "../types.js";
 import type { ClientResources, OpenTransaction } from "./client-resources.js";
 import type {
   Args,
@@ -259,6 +259,14 @@ export class Executor {
         throw invalidArgument("a keyspace name must be a non-empty string");
       }
       client.keyspaces.bind(number, this.#openKeyspace(name));
+    },
+    encodings: (_client, name, keys, values) => {
+      if (typeof name !== "string" || name === "") {
+        throw invalidArgument("a keyspace name must be a non-empty string");
+      }
+      // Known encodings only (INVALID_ARGUMENT otherwise): the names are recorded.
+      const [k, v] = [keyCodec(keys as KeyEncoding).name, valueCodec(values as ValueEncoding).name];
+      SyncDatabaseImpl.checkEncodings(this.#db, name, k, v);
     },
     get: (client, ks, key, snapshot) =>
       this.#store(client, ks).get(key, this.#read(client, snapshot)) as Uint8Array | undefined,

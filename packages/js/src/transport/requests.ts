@@ -35,6 +35,12 @@ export interface WireRange {
 export interface Protocol {
   /** Opens (creating it if missing) keyspace `name` as this page's keyspace `number`. */
   keyspace: { args: [name: string, number: number]; result: void };
+  /**
+   * Checks (and records if none are) the encodings a client opens keyspace `name` with
+   * (`"default"`: the database's own); `ENCODING_MISMATCH` if others are recorded
+   * (`../engine/keyspace-encodings.ts`).
+   */
+  encodings: { args: [name: string, keyEncoding: string, valueEncoding: string]; result: void };
   get: { args: [ks: number, key: Uint8Array, snapshot: number]; result: Uint8Array | undefined };
   getMany: {
     args: [ks: number, keys: Uint8Array[], snapshot: number];

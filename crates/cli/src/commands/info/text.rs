@@ -55,7 +55,22 @@ pub fn lines(i: &Value) -> Vec<String> {
         } else {
             ""
         };
-        lines.push(format!("  {:>4}  {}{mark}", s(&k["id"]), s(&k["display"])));
+        let encodings = match k["encodings"].as_object() {
+            Some(e) => {
+                let part = |f: &str| e.get(f).and_then(|v| v.as_str()).unwrap_or("-").to_owned();
+                format!(
+                    "  keys {}, values {}",
+                    part("keyEncoding"),
+                    part("valueEncoding")
+                )
+            }
+            None => String::new(),
+        };
+        lines.push(format!(
+            "  {:>4}  {}{mark}{encodings}",
+            s(&k["id"]),
+            s(&k["display"])
+        ));
     }
     lines.push("change cursors".to_owned());
     for (name, seq) in i["change_cursors"].as_object().into_iter().flatten() {
