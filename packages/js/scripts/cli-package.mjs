@@ -1,18 +1,31 @@
 // Makes the npm package of the command-line tool for one platform, `@shaledb/cli-<platform>`
-// (e.g. `@shaledb/cli-linux-x64`), from a `shaledb` binary built for it: a directory holding
-// package.json (its `os`, `cpu` and, on Linux, `libc` fields, so that npm installs it only
-// there; the version of `shaledb`, which lists it as an optional dependency), README.md and
-// bin/shaledb (bin/shaledb.exe on Windows), the binary stripped of its symbols. `npm pack` or
-// `npm publish` that directory. The `shaledb` package's launcher (src/bin/shaledb.ts) runs it.
+// (e.g. `@shaledb/cli-linux-x64`), from a `shaledb` binary built for it and the package's
+// template, the workspace packages/cli-<platform>: a directory holding its package.json with
+// `os`, `cpu` and, on Linux, `libc` fields added (so that npm installs it only there), its
+// README.md and bin/shaledb (bin/shaledb.exe on Windows), the binary stripped of its symbols.
+// `npm pack` or `npm publish` that directory. The `shaledb` package's launcher
+// (src/bin/shaledb.ts) runs it.
 //
 //   node packages/js/scripts/cli-package.mjs <binary> <out-dir> [--platform linux-x64] [--no-strip]
 //
 // At release: `cargo build --release -p shaledb-cli` on (or for) each platform, then this script
-// with its --platform (the host's by default). The platform must be one of the optional
-// dependencies of packages/js/package.json: add it there first. Stripping runs `strip` ($STRIP
+// with its --platform (the host's by default). A new platform: copy packages/cli-linux-x64 to
+// packages/cli-<platform> (its name, description and `files` changed), and add it to the root's
+// workspaces and to the optional dependencies of packages/js/package.json. Stripping runs `strip` ($STRIP
 // names another, e.g. a cross toolchain's); --no-strip copies the binary as it is.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, openSync, readFileSync, readSync, closeSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 
 const usage = "usage: node cli-package.mjs <binary> <out-dir> [--platform <os>-<cpu>] [--no-strip]";
@@ -52,6 +65,16 @@ if (main.optionalDependencies[name] !== main.version) {
   fail(`shaledb ${main.version} lists ${name}@${main.optionalDependencies[name]}: the versions must be the same`);
 }
 const [os, cpu] = platform.split("-");
+const templateDir = new URL(`../../cli-${platform}/`, import.meta.url);
+let template;
+try {
+  template = JSON.parse(readFileSync(new URL("package.json", templateDir), "utf8"));
+} catch (error) {
+  fail(`no template packages/cli-${platform}/package.json (${error.message}): copy packages/cli-linux-x64`);
+}
+if (template.name !== name || template.version !== main.version) {
+  fail(`packages/cli-${platform}/package.json is ${template.name}@${template.version}, expected ${name}@${main.version}`);
+}
 
 // The binary's format must be the platform's: ELF (Linux), Mach-O (macOS), PE (Windows).
 const magics = { linux: ["7f454c46"], darwin: ["cffaedfe", "cefaedfe", "cafebabe"], win32: ["4d5a"] };
@@ -84,22 +107,14 @@ if (strip) {
 }
 chmodSync(target, 0o755);
 
-const manifest = {
-  name,
-  version: main.version,
-  description: `The shaledb command-line tool (ShaleDB's crates/cli) for ${platform}: installed by \`shaledb\` for \`npx shaledb\``,
-  license: main.license,
-  ...(main.repository === undefined ? {} : { repository: main.repository }),
-  os: [os],
-  cpu: [cpu],
-  ...(os === "linux" ? { libc: ["glibc"] } : {}),
-  files: [`bin/${executable}`],
-  preferUnplugged: true,
-};
+if (JSON.stringify(template.files) !== JSON.stringify([`bin/${executable}`])) {
+  fail(`packages/cli-${platform}/package.json: "files" must be ["bin/${executable}"]`);
+}
+// The template is private, so that it is not published by mistake without these fields.
+const { private: _private, ...published } = template;
+const manifest = { ...published, os: [os], cpu: [cpu], ...(os === "linux" ? { libc: ["glibc"] } : {}) };
 writeFileSync(join(outDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-writeFileSync(
-  join(outDir, "README.md"),
-  `# ${name}\n\nThe \`shaledb\` command-line tool for ${platform}. Install \`shaledb\` (which lists this package as an\n` +
-    "optional dependency) and run `npx shaledb`; this package is not meant to be used by itself.\n",
-);
+// The README without its paragraph about the repository's template.
+const readme = readFileSync(new URL("README.md", templateDir), "utf8").split("\n\nIn the repository")[0];
+writeFileSync(join(outDir, "README.md"), `${readme.trimEnd()}\n`);
 console.log(`${outDir}: ${name}@${main.version}, bin/${executable} ${statSync(target).size} bytes${strip ? " (stripped)" : ""}`);

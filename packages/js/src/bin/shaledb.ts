@@ -18,7 +18,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
 import { dirname, join } from "node:path";
@@ -38,15 +38,20 @@ function supportedPlatforms(): string[] {
     .map((name) => name.slice(SCOPE.length));
 }
 
-/** The binary's path for `platform` (`linux-x64`), or undefined when its package is not installed. */
+/**
+ * The binary's path for `platform` (`linux-x64`), or undefined when its package is not installed
+ * (or holds no binary, as the package's template in the repository's workspace).
+ */
 function binaryPath(platform: string): string | undefined {
   const require = createRequire(import.meta.url);
   const executable = platform.startsWith("win32-") ? "shaledb.exe" : "shaledb";
+  let path: string;
   try {
-    return join(dirname(require.resolve(`${SCOPE}${platform}/package.json`)), "bin", executable);
+    path = join(dirname(require.resolve(`${SCOPE}${platform}/package.json`)), "bin", executable);
   } catch {
     return undefined;
   }
+  return existsSync(path) ? path : undefined;
 }
 
 /** What to tell a user with no binary for `platform`. */
