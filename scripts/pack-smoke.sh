@@ -288,11 +288,13 @@ $direct"
   node_modules/.bin/shaledb load sig-db - <"$tmp/stdin" &
   launcher=$!
   exec 3>"$tmp/stdin"
+  # The binary is running once the launcher has a child (Linux's /proc: no procps needed).
+  launched() { grep -qs "^PPid:[[:space:]]*$launcher\$" /proc/[0-9]*/status; }
   for _ in $(seq 100); do
-    [ -n "$(ps -o pid= --ppid "$launcher")" ] && break
+    launched && break
     sleep 0.1
   done
-  [ -n "$(ps -o pid= --ppid "$launcher")" ] || die "the launcher started no binary"
+  launched || die "the launcher started no binary"
   kill -TERM "$launcher"
   status=0
   wait "$launcher" || status=$?
