@@ -81,6 +81,17 @@ if [ -n "$cli_platform" ]; then
   cli_binary="${CARGO_TARGET_DIR:-$REPO/target}/debug/shaledb"
   [ -x "$cli_binary" ] || die "$cli_binary is not built: run cargo build -p shaledb-cli"
   run node packages/js/scripts/cli-package.mjs "$cli_binary" "$tmp/cli-$cli_platform"
+  # Bad input: a file that is not the platform's executable, a platform shaledb does not list,
+  # the template as the output directory (emptied first): each refused with exit code 2.
+  for bad in "packages/js/package.json $tmp/bad" "$cli_binary $tmp/bad --platform darwin-arm64" \
+    "$cli_binary packages/cli-$cli_platform"; do
+    status=0
+    # shellcheck disable=SC2086 # $bad is the arguments, split on purpose
+    node packages/js/scripts/cli-package.mjs $bad 2>"$tmp/stderr" || status=$?
+    [ "$status" = 2 ] || die "cli-package.mjs $bad: exit code $status, expected 2"
+    echo "cli-package.mjs refuses $bad: $(cat "$tmp/stderr")"
+  done
+  [ -f "packages/cli-$cli_platform/package.json" ] || die "cli-package.mjs removed its template"
   cli_tarball="$(cd "$tmp/cli-$cli_platform" && npm pack --silent --pack-destination "$tmp" | tail -n1)"
   echo "$cli_tarball: $(wc -c <"$tmp/$cli_tarball") bytes"
   cli_tarball="$tmp/$cli_tarball"

@@ -26,7 +26,8 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const usage = "usage: node cli-package.mjs <binary> <out-dir> [--platform <os>-<cpu>] [--no-strip]";
 
@@ -98,6 +99,9 @@ if (!magics[os].some((magic) => head.toString("hex").startsWith(magic))) {
 }
 
 const executable = os === "win32" ? "shaledb.exe" : "shaledb";
+if (resolve(outDir) === resolve(fileURLToPath(templateDir))) {
+  fail(`the output directory ${outDir} is the template itself: name another (it is emptied first)`);
+}
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(join(outDir, "bin"), { recursive: true });
 const target = join(outDir, "bin", executable);

@@ -38,32 +38,43 @@ function supportedPlatforms(): string[] {
     .map((name) => name.slice(SCOPE.length));
 }
 
+/** Where the binary for a platform is: found, its package not installed, or a package without it. */
+type Lookup = { found: true; path: string } | { found: false; path: string | undefined };
+
 /**
- * The binary's path for `platform` (`linux-x64`), or undefined when its package is not installed
- * (or holds no binary, as the package's template in the repository's workspace).
+ * The binary of `platform` (`linux-x64`): `path` is undefined when its package is not installed;
+ * a package without the binary is the package's template in the repository's workspace.
  */
-function binaryPath(platform: string): string | undefined {
+function findBinary(platform: string): Lookup {
   const require = createRequire(import.meta.url);
   const executable = platform.startsWith("win32-") ? "shaledb.exe" : "shaledb";
   let path: string;
   try {
     path = join(dirname(require.resolve(`${SCOPE}${platform}/package.json`)), "bin", executable);
   } catch {
-    return undefined;
+    return { found: false, path: undefined };
   }
-  return existsSync(path) ? path : undefined;
+  return { found: existsSync(path), path };
 }
 
-/** What to tell a user with no binary for `platform`. */
-function notInstalledMessage(platform: string, supported: readonly string[]): string {
-  const listed = supported.includes(platform);
+/** What to tell a user with no binary for `platform` (`path`: where its package would hold it). */
+function notInstalledMessage(platform: string, path: string | undefined, supported: readonly string[]): string {
+  let why: string;
+  if (path !== undefined) {
+    why =
+      `Its package ${SCOPE}${platform} holds no ${path} (the repository's template? ` +
+      "packages/js/scripts/cli-package.mjs makes the package with the binary).";
+  } else if (supported.includes(platform)) {
+    why =
+      `Its package ${SCOPE}${platform}, an optional dependency of shaledb, is not installed (npm leaves it ` +
+      "out with --omit=optional, or when it cannot fetch it): reinstall shaledb with optional dependencies, " +
+      `or install ${SCOPE}${platform} beside it.`;
+  } else {
+    why = `Prebuilt binaries exist for: ${supported.length > 0 ? supported.join(", ") : "no platform in this build"}.`;
+  }
   return [
     `shaledb: the command-line tool has no binary installed for this platform (${platform}).`,
-    listed
-      ? `Its package ${SCOPE}${platform}, an optional dependency of shaledb, is not installed (npm leaves it ` +
-        "out with --omit=optional, or when it cannot fetch it): reinstall shaledb with optional dependencies, " +
-        `or install ${SCOPE}${platform} beside it.`
-      : `Prebuilt binaries exist for: ${supported.length > 0 ? supported.join(", ") : "no platform in this build"}.`,
+    why,
     "Or build the tool from a checkout of ShaleDB's repository with Rust: cargo install --path crates/cli",
     "(the same tool; `shaledb help` lists its commands).",
   ].join("\n");
@@ -71,12 +82,13 @@ function notInstalledMessage(platform: string, supported: readonly string[]): st
 
 function main(): void {
   const platform = process.env["SHALEDB_CLI_TEST_PLATFORM"] || `${process.platform}-${process.arch}`;
-  const binary = binaryPath(platform);
-  if (binary === undefined) {
-    process.stderr.write(`${notInstalledMessage(platform, supportedPlatforms())}\n`);
+  const lookup = findBinary(platform);
+  if (!lookup.found) {
+    process.stderr.write(`${notInstalledMessage(platform, lookup.path, supportedPlatforms())}\n`);
     process.exitCode = 2;
     return;
   }
+  const binary = lookup.path;
   const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
