@@ -15,8 +15,9 @@
 #
 # Builds the WebAssembly module and the package first (both skip or go fast when up to date)
 # and the CLI (cargo build -p shaledb-cli) unless --no-build is given (the test command has just
-# built them). Needs no network: the
-# package has no dependencies. Prints every command it runs.
+# built them). Needs no network: the package's one dependency, optional, is the CLI's platform
+# package, installed from its tarball (elsewhere than on Linux x64 npm finds it nowhere and skips
+# it). Prints every command it runs.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
