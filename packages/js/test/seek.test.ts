@@ -133,6 +133,23 @@ describe("seek (Promise API)", () => {
     });
   }
 
+  it("calls of next() and seek() made without awaiting each other take effect in the order made", async () => {
+    const db = await open(freshPath("seek-async-order"));
+    for (let i = 0; i < 300; i++) await db.put(`k${String(i).padStart(3, "0")}`, "v");
+    const it = db.keys();
+    expect((await it.next()).value).toBe("k000"); // the first batch is at hand now
+    const calls = [it.next(), it.next()];
+    it.seek("k200");
+    calls.push(it.next(), it.next());
+    it.seek("k010");
+    calls.push(it.next());
+    expect((await Promise.all(calls)).map((r) => r.value)).toEqual(["k001", "k002", "k200", "k201", "k010"]);
+    // all() takes the rest of the batch at hand, then the batches after it.
+    const rest = await it.all();
+    expect([rest.length, rest[0], rest.at(-1)]).toEqual([289, "k011", "k299"]);
+    await db.close();
+  });
+
   it("sees the iterator's snapshot; a small range read in one batch can still be sought back", async () => {
     const db = await open(freshPath("seek-async-snapshot"));
     await db.put("a", "1");

@@ -65,8 +65,10 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
   #closed = false;
   /** The next batch, requested ahead. */
   #ahead: Promise<Uint8Array> | undefined;
-  /** Calls of `next` run one after another. */
+  /** Calls of `next` (and seeks) run one after another. */
   #chain: Promise<unknown> = Promise.resolve();
+  /** Calls of `next` and seeks in `#chain` not finished yet. */
+  #queued = 0;
 
   /** Checks `options` now (bad ones throw); the iterator opens on the first `next`. */
   constructor(
@@ -93,7 +95,24 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
   }
 
   next(): Promise<IteratorResult<T, undefined>> {
-    const result = this.#chain.then(() => this.#next());
+    // The common case, an entry of the batch at hand and nothing queued before it, without the
+    // chain's promises (which cost several times the entry's decoding, more so in Firefox).
+    if (this.#queued === 0 && this.#batch.remaining > 0) {
+      try {
+        return Promise.resolve(this.#takeOne());
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    return this.#enqueue(() => this.#next());
+  }
+
+  /** Runs `step` after every call queued before it. */
+  #enqueue<R>(step: () => R | Promise<R>): Promise<R> {
+    this.#queued += 1;
+    const result = this.#chain.then(step).finally(() => {
+      this.#queued -= 1;
+    });
     this.#chain = result.catch(() => undefined);
     return result;
   }
@@ -104,7 +123,7 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
       return;
     }
     // After a `next()` already called; the entries fetched so far (and ahead) are dropped then.
-    this.#chain = this.#chain.then(() => {
+    void this.#enqueue(() => {
       if (!this.#closed) {
         this.#batch.remaining = 0;
         this.#ahead = undefined;
@@ -131,6 +150,11 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
         return { done: true, value: undefined };
       }
     }
+    return this.#takeOne();
+  }
+
+  /** The next entry of the batch at hand (which has one). */
+  #takeOne(): IteratorResult<T, undefined> {
     this.#remaining -= 1;
     const value = this.#batch.next(this.#keys, this.#values) as T;
     if (this.#remaining === 0) {
@@ -217,7 +241,13 @@ export class PromiseIterator<T> implements AsyncEntryIterator<T> {
   async all(): Promise<T[]> {
     const items: T[] = [];
     try {
-      for (let r = await this.next(); r.done !== true; r = await this.next()) {
+      for (;;) {
+        // The batch at hand is taken without awaiting each entry.
+        while (this.#queued === 0 && this.#batch.remaining > 0) {
+          items.push(this.#takeOne().value as T);
+        }
+        const r = await this.next();
+        if (r.done === true) break;
         items.push(r.value);
       }
     } finally {
