@@ -233,6 +233,20 @@ async function tour(context: TestContext, origin: string, loaded: Set<string>): 
 }
 
 /**
+ * Whether a request from the page (through its service worker, when it has one) reaches the
+ * server: a file the service worker never kept, so that only the network can answer it.
+ */
+const reachesTheServer = (page: TestPage) =>
+  page.evaluate(async () => {
+    try {
+      await fetch(`/never-kept-${Date.now()}`, { cache: "no-store" });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+/**
  * The built app is an installable offline app: a web app manifest with icons, and a service
  * worker that keeps a copy of the app, so that a reload without any network still shows the notes.
  */
@@ -249,21 +263,26 @@ async function offline(context: TestContext, origin: string, expected: string[])
   });
   expect(manifest).toEqual({ display: "standalone", icons: ["192x192", "512x512"] });
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  expect(await reachesTheServer(page)).toBe(true);
   await context.setOffline(true);
   try {
     await page.reload();
     await ready(page, problems);
     expect(await titles(page)).toEqual(expected);
+    // Really offline, the service worker's own requests included: what it did not keep fails.
+    expect(await reachesTheServer(page)).toBe(false);
     // And a new tab, offline too.
     const second = await context.newPage();
     second.onPageError((message) => problems.push(`page error: ${message}`));
     await second.goto(origin + "/");
     await ready(second, problems);
     expect(await titles(second)).toEqual(expected);
+    expect(await reachesTheServer(second)).toBe(false);
     await second.close();
   } finally {
     await context.setOffline(false);
   }
+  expect(await reachesTheServer(page)).toBe(true);
   await page.close();
   expect(problems).toEqual([]);
 }
