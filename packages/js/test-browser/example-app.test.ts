@@ -2,12 +2,14 @@
 // package packed (`npm pack`) and extracted as a real directory into node_modules — not the
 // workspace symlink, which Vite does not pre-bundle — so the dev server pre-bundles `shaledb`
 // into node_modules/.vite/deps/, where `new URL("./worker.js", import.meta.url)` must still find
-// the worker and the worker its WebAssembly module. Then in headless Chromium, once on the dev
-// server (Vite's JS API) and once on `vite build` + `vite preview`: the empty state, add notes,
-// search by title prefix, delete and undo, reload, a second tab served by the first, export and
-// a restore (refused while the second tab is open), no engine internals on the page; and the
-// built app offline (service worker, manifest): a reload with the network off shows the notes.
-// Any page error, failed request or error shown by the app fails it.
+// the worker and the worker its WebAssembly module. Then in the test browser (headless Chromium,
+// or Firefox ESR with SHALEDB_BROWSER=firefox: one test, through the fixtures' TestPage), once on
+// the dev server (Vite's JS API) and once on `vite build` + `vite preview`: the empty state, add
+// notes, search by title prefix, delete and undo, reload, a second tab served by the first,
+// export (a real download) and a restore (refused while the second tab is open), no engine
+// internals on the page; and the built app offline (service worker, manifest): a reload with the
+// network off (the browser's offline emulation, which the service worker's requests obey too:
+// checked) shows the notes. Any page error, failed request or error shown by the app fails it.
 //
 // Needs the package built (npm run build -w shaledb). No network: vite comes from the
 // repository's node_modules (symlinked into the copy).
