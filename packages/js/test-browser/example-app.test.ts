@@ -2,12 +2,14 @@
 // package packed (`npm pack`) and extracted as a real directory into node_modules — not the
 // workspace symlink, which Vite does not pre-bundle — so the dev server pre-bundles `shaledb`
 // into node_modules/.vite/deps/, where `new URL("./worker.js", import.meta.url)` must still find
-// the worker and the worker its WebAssembly module. Then in headless Chromium, once on the dev
-// server (Vite's JS API) and once on `vite build` + `vite preview`: the empty state, add notes,
-// search by title prefix, delete and undo, reload, a second tab served by the first, export and
-// a restore (refused while the second tab is open), no engine internals on the page; and the
-// built app offline (service worker, manifest): a reload with the network off shows the notes.
-// Any page error, failed request or error shown by the app fails it.
+// the worker and the worker its WebAssembly module. Then in the test browser (headless Chromium,
+// or Firefox ESR with SHALEDB_BROWSER=firefox: one test, through the fixtures' TestPage), once on
+// the dev server (Vite's JS API) and once on `vite build` + `vite preview`: the empty state, add
+// notes, search by title prefix, delete and undo, reload, a second tab served by the first,
+// export (a real download) and a restore (refused while the second tab is open), no engine
+// internals on the page; and the built app offline (service worker, manifest): a reload with the
+// network off (the browser's offline emulation, which the service worker's requests obey too:
+// checked) shows the notes. Any page error, failed request or error shown by the app fails it.
 //
 // Needs the package built (npm run build -w shaledb). No network: vite comes from the
 // repository's node_modules (symlinked into the copy).
@@ -27,11 +29,10 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 
-import type { BrowserContext, Page } from "playwright-core";
 import { createServer, preview, type PreviewServer, type ViteDevServer } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { FIREFOX, Profile } from "./fixtures/browser.js";
+import { Profile, type TestContext, type TestPage } from "./fixtures/browser.js";
 import { PACKAGE_ROOT } from "./fixtures/static-server.js";
 
 const run = promisify(execFile);
@@ -81,31 +82,30 @@ async function damagedArchive(): Promise<string> {
 }
 
 /**
- * Watches a tab (and its workers, whose requests Playwright reports on the page): page errors,
+ * Watches a tab (and its workers, whose requests are reported on the page): page errors,
  * failed requests and HTTP errors go to `problems`, the path of every file loaded to `loaded`.
  */
-function watch(page: Page, problems: string[], loaded: Set<string>): void {
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => {
-    const reason = request.failure()?.errorText ?? "?";
+function watch(page: TestPage, problems: string[], loaded: Set<string>): void {
+  page.onPageError((message) => problems.push(`page error: ${message}`));
+  page.onRequestFailed((request) => {
     // Cancelled, not failed: by a reload, or by the end of a worker. (importDatabase ends its
     // worker as soon as the import fails, here with LOCKED, possibly while it fetches the .wasm.)
-    if (reason === "net::ERR_ABORTED") return;
-    problems.push(`request failed: ${request.url()} (${reason})`);
+    if (request.aborted) return;
+    problems.push(`request failed: ${request.url} (${request.errorText})`);
   });
-  page.on("response", (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-    else loaded.add(new URL(response.url()).pathname);
+  page.onResponse((response) => {
+    if (response.status >= 400) problems.push(`HTTP ${response.status}: ${response.url}`);
+    else loaded.add(new URL(response.url).pathname);
   });
 }
 
 /** Polls `read` until the expectation holds (each step of the app takes a while on a busy machine). */
 const eventually = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 15_000, interval: 50 });
 
-const titles = (page: Page) => page.locator("#notes h3").allTextContents();
+const titles = (page: TestPage) => page.texts("#notes h3");
 
 /** Waits for the app's "Ready" (or the error it shows instead); fails on errors so far. */
-async function ready(page: Page, problems: string[]): Promise<void> {
+async function ready(page: TestPage, problems: string[]): Promise<void> {
   await page.waitForFunction(
     () =>
       document.querySelector("#status")?.textContent?.startsWith("Ready") ||
@@ -115,12 +115,11 @@ async function ready(page: Page, problems: string[]): Promise<void> {
 }
 
 /** The app's error box: "" when hidden. */
-async function noError(page: Page): Promise<string> {
-  const box = page.locator("#error");
-  return (await box.isHidden()) ? "" : ((await box.textContent()) ?? "");
+async function noError(page: TestPage): Promise<string> {
+  return (await page.isVisible("#error")) ? ((await page.text("#error")) ?? "") : "";
 }
 
-async function addNote(page: Page, title: string, body: string): Promise<void> {
+async function addNote(page: TestPage, title: string, body: string): Promise<void> {
   const before = (await titles(page)).length;
   await page.fill("#title", title);
   await page.fill("#body", body);
@@ -135,37 +134,44 @@ async function addNote(page: Page, title: string, body: string): Promise<void> {
   expect((await titles(page)).length).toBe(before + 1);
 }
 
-async function search(page: Page, query: string, expected: string[]): Promise<void> {
+/** The Delete button of the note titled `title`. */
+const deleteButton = (title: string) => ({
+  selector: "button",
+  hasText: "Delete",
+  within: { selector: "#notes li", hasText: title },
+});
+
+async function search(page: TestPage, query: string, expected: string[]): Promise<void> {
   await page.fill("#search", query);
   await eventually(() => titles(page)).toEqual(expected);
 }
 
 /** The whole tour of the app on `origin`, in a fresh tab (and a second one). */
-async function tour(context: BrowserContext, origin: string, loaded: Set<string>): Promise<void> {
+async function tour(context: TestContext, origin: string, loaded: Set<string>): Promise<void> {
   const problems: string[] = [];
   const page = await context.newPage();
   watch(page, problems, loaded);
-  page.on("dialog", (dialog) => void dialog.accept());
+  page.acceptDialogs();
   await page.goto(origin + "/");
   await ready(page, problems);
   expect(await titles(page)).toEqual([]);
   // The empty state: a first visit says what to do, and goes once there is a note.
-  expect(await page.locator("#empty").isVisible()).toBe(true);
+  expect(await page.isVisible("#empty")).toBe(true);
 
   await addNote(page, "Shopping list", "milk, bread");
-  expect(await page.locator("#empty").isHidden()).toBe(true);
+  expect(await page.isVisible("#empty")).toBe(false);
   await addNote(page, "Reading list", "DDIA, chapter 3");
   await addNote(page, "Shop opening hours", "9 to 18");
   // Newest first.
   expect(await titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]);
 
   // A delete can be undone: the note comes back in its place.
-  await page.locator("#notes li", { hasText: "Shopping list" }).getByRole("button", { name: "Delete" }).click();
+  await page.click(deleteButton("Shopping list"));
   await eventually(() => titles(page)).toEqual(["Shop opening hours", "Reading list"]);
-  expect(await page.locator("#undo-text").textContent()).toBe("Deleted “Shopping list”.");
+  expect(await page.text("#undo-text")).toBe("Deleted “Shopping list”.");
   await page.click("#undo-button");
   await eventually(() => titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]);
-  expect(await page.locator("#undo").isHidden()).toBe(true);
+  expect(await page.isVisible("#undo")).toBe(false);
   await search(page, "shopp", ["Shopping list"]); // its index entry is back too
   await search(page, "", ["Shop opening hours", "Reading list", "Shopping list"]);
 
@@ -176,7 +182,7 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await search(page, "", ["Shop opening hours", "Reading list", "Shopping list"]);
 
   // Delete removes the note and its index entry (one batch).
-  await page.locator("#notes li", { hasText: "Reading list" }).getByRole("button", { name: "Delete" }).click();
+  await page.click(deleteButton("Reading list"));
   await eventually(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   await search(page, "read", []);
   await search(page, "", ["Shop opening hours", "Shopping list"]);
@@ -185,12 +191,11 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await page.reload();
   await ready(page, problems);
   expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
-  expect(await page.locator("#summary").textContent()).toBe("2 notes");
+  expect(await page.text("#summary")).toBe("2 notes");
 
   // Export: a download of a tar archive.
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
   const archive = join(tmp, `notes-${Date.now()}.tar`);
-  await download.saveAs(archive);
+  await page.download("#export", archive);
   const tar = readFileSync(archive);
   expect(tar.length % 512).toBe(0);
   expect(tar.includes(Buffer.from("CURRENT"))).toBe(true);
@@ -205,17 +210,17 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await eventually(() => titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
 
   // Restoring the backup needs the database to itself: LOCKED while the second tab is open...
-  await page.setInputFiles("#import", archive);
+  await page.setInputFile("#import", archive);
   await eventually(() => noError(page)).toMatch(/^The notes are open in another tab/);
   expect(await titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
   // ...and it works once that tab is closed.
   await second.close();
-  await page.setInputFiles("#import", archive);
+  await page.setInputFile("#import", archive);
   await eventually(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   expect(await noError(page)).toBe("");
 
   // A damaged backup (its CURRENT names a missing manifest) is refused, and the notes stay.
-  await page.setInputFiles("#import", await damagedArchive());
+  await page.setInputFile("#import", await damagedArchive());
   await eventually(() => noError(page)).toMatch(/^This backup file is damaged/);
   expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
 
@@ -223,20 +228,34 @@ async function tour(context: BrowserContext, origin: string, loaded: Set<string>
   await ready(page, problems);
   expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   // No engine internals on the page: no error codes, file counts or tables.
-  const text = (await page.locator("body").textContent()) ?? "";
+  const text = (await page.text("body")) ?? "";
   expect(text).not.toMatch(/OPFS|LOCKED|CORRUPTION|worker|Tables per level|Entries/);
   await page.close();
   expect(problems).toEqual([]);
 }
 
 /**
+ * Whether a request from the page (through its service worker, when it has one) reaches the
+ * server: a file the service worker never kept, so that only the network can answer it.
+ */
+const reachesTheServer = (page: TestPage) =>
+  page.evaluate(async () => {
+    try {
+      await fetch(`/never-kept-${Date.now()}`, { cache: "no-store" });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+/**
  * The built app is an installable offline app: a web app manifest with icons, and a service
  * worker that keeps a copy of the app, so that a reload without any network still shows the notes.
  */
-async function offline(context: BrowserContext, origin: string, expected: string[]): Promise<void> {
+async function offline(context: TestContext, origin: string, expected: string[]): Promise<void> {
   const problems: string[] = [];
   const page = await context.newPage();
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.onPageError((message) => problems.push(`page error: ${message}`));
   await page.goto(origin + "/");
   await ready(page, problems);
   const manifest = await page.evaluate(async () => {
@@ -246,21 +265,26 @@ async function offline(context: BrowserContext, origin: string, expected: string
   });
   expect(manifest).toEqual({ display: "standalone", icons: ["192x192", "512x512"] });
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  expect(await reachesTheServer(page)).toBe(true);
   await context.setOffline(true);
   try {
     await page.reload();
     await ready(page, problems);
     expect(await titles(page)).toEqual(expected);
+    // Really offline, the service worker's own requests included: what it did not keep fails.
+    expect(await reachesTheServer(page)).toBe(false);
     // And a new tab, offline too.
     const second = await context.newPage();
-    second.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    second.onPageError((message) => problems.push(`page error: ${message}`));
     await second.goto(origin + "/");
     await ready(second, problems);
     expect(await titles(second)).toEqual(expected);
+    expect(await reachesTheServer(second)).toBe(false);
     await second.close();
   } finally {
     await context.setOffline(false);
   }
+  expect(await reachesTheServer(page)).toBe(true);
   await page.close();
   expect(problems).toEqual([]);
 }
@@ -270,7 +294,7 @@ async function offline(context: BrowserContext, origin: string, expected: string
  * searching and deleting notes after the first tab (the owner) closes — its keyspace handle of
  * the title index included.
  */
-async function secondTabAfterTheFirstCloses(context: BrowserContext, origin: string): Promise<void> {
+async function secondTabAfterTheFirstCloses(context: TestContext, origin: string): Promise<void> {
   const problems: string[] = [];
   const loaded = new Set<string>();
   const first = await context.newPage();
@@ -290,7 +314,7 @@ async function secondTabAfterTheFirstCloses(context: BrowserContext, origin: str
   await search(second, "second tab", ["Second tab, after", "Second tab, before"]);
   await search(second, "from", ["From the first tab"]);
   await search(second, "", ["Second tab, after", "Second tab, before", "From the first tab"]);
-  await second.locator("#notes li", { hasText: "Second tab, before" }).getByRole("button", { name: "Delete" }).click();
+  await second.click(deleteButton("Second tab, before"));
   await eventually(() => titles(second)).toEqual(["Second tab, after", "From the first tab"]);
   await search(second, "second", ["Second tab, after"]);
   expect(await noError(second)).toBe("");
@@ -303,18 +327,15 @@ async function secondTabAfterTheFirstCloses(context: BrowserContext, origin: str
   expect(problems).toEqual([]);
 }
 
-// Skipped in Firefox: this tour drives Playwright's own page API (locators, downloads, request
-// events), and Playwright drives only its patched Firefox build, not Debian's firefox-esr (which
-// the other browser tests reach through puppeteer-core over WebDriver BiDi).
-describe.skipIf(FIREFOX)("examples/browser, installed from npm pack", () => {
+describe("examples/browser, installed from npm pack", () => {
   let app = "";
   let profile: Profile;
-  let context: BrowserContext;
+  let context: TestContext;
 
   beforeAll(async () => {
     tmp = realpathSync(mkdtempSync(join(tmpdir(), "shaledb-example-")));
     profile = new Profile();
-    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launchChromium()]);
+    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launch()]);
   });
 
   afterAll(async () => {
