@@ -42,6 +42,36 @@ describe("export and importDatabase in Node", () => {
     }
   });
 
+  // Regression: the import opened the database it checks with the default (utf8) encodings,
+  // so an archive of JSON values failed with ENCODING_MISMATCH, and an archive whose default
+  // keyspace was empty had utf8 recorded for it.
+  it("an archive of a database with recorded JSON encodings imports over one, and records nothing itself", async () => {
+    const path = freshPath("export-json");
+    const db = await open(path, { valueEncoding: "json" });
+    await (await db.keyspace("docs", { valueEncoding: "json" })).put("d", { n: 1 });
+    const archive = await db.export();
+    await db.put("k", { n: 2 });
+    await db.close();
+    // The default keyspace was empty when exported, with json recorded: the copy keeps that.
+    const copy = join(tempDir("import-json"), "copy");
+    await importDatabase(copy, archive);
+    await importDatabase(copy, archive, { overwrite: true });
+    const imported = openSync(copy, { valueEncoding: "json" });
+    try {
+      expect(imported.keyspace("docs", { valueEncoding: "json" }).get("d")).toEqual({ n: 1 });
+    } finally {
+      imported.close();
+    }
+    // Over the original, which holds JSON values (closed: overwrite).
+    await importDatabase(path, archive, { overwrite: true });
+    const back = openSync(path, { valueEncoding: "json" });
+    try {
+      expect(back.get("k")).toBeUndefined();
+    } finally {
+      back.close();
+    }
+  });
+
   it("bad archives and options of importDatabase are typed errors and leave nothing behind", async () => {
     const path = freshPath("export");
     const db = await open(path, { engineThread: "caller" });

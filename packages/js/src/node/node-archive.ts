@@ -30,6 +30,17 @@ import { nodeEnvironment } from "./environment.js";
 import { NodeFsStorage } from "./node-storage.js";
 
 /**
+ * How the import opens a database to check it: an existing one, or the archive's files. As raw
+ * bytes: binary neither checks nor records the keyspaces' encodings (the importer's `open` does).
+ */
+const RAW_OPEN = {
+  createIfMissing: false,
+  autoMaintenance: false,
+  keyEncoding: "binary",
+  valueEncoding: "binary",
+} as const;
+
+/**
  * The archive of open database `db` (directory `location`): a checkpoint (one consistent state)
  * written into a temporary directory, archived, then removed.
  */
@@ -117,7 +128,7 @@ export async function importDirectory(
   ensureLoadedSync();
   if (occupied && existsSync(join(target, "CURRENT"))) {
     // LOCKED if it is open somewhere.
-    openDatabaseSync(nodeEnvironment, target, { createIfMissing: false, autoMaintenance: false }).close();
+    openDatabaseSync(nodeEnvironment, target, RAW_OPEN).close();
   }
   mkdirSync(dirname(target), { recursive: true });
   const aside = mkdtempSync(`${target}.import-`);
@@ -136,7 +147,7 @@ export async function importDirectory(
       storage.releaseAll();
     }
     // Opening checks what verification does not, and replays the logs.
-    openDatabaseSync(nodeEnvironment, aside, { createIfMissing: false, autoMaintenance: false }).close();
+    openDatabaseSync(nodeEnvironment, aside, RAW_OPEN).close();
     if (existsSync(target)) {
       const old = `${aside}.replaced`;
       renameSync(target, old);

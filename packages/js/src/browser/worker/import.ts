@@ -95,10 +95,13 @@ async function writeAside(
     pool.syncDir();
     verify(pool);
     // Opening checks what verification does not (options, keyspaces), and replays the logs
-    // into a table; closing releases the pool's files.
+    // into a table; closing releases the pool's files. As raw bytes: binary neither checks nor
+    // records the keyspaces' encodings.
     openDatabaseSync({ resolve: (n) => n, storage: () => pool }, label, {
       createIfMissing: false,
       autoMaintenance: false,
+      keyEncoding: "binary",
+      valueEncoding: "binary",
     }).close();
   } finally {
     pool.releaseAll();
