@@ -2,16 +2,11 @@
 // its sequence number and the stream position to tail from), then tails the stream and
 // converges to the leader.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
-import { caughtUp, scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
+import { test } from "node:test";
+import { caughtUp, natsTestbed, spawnScript, stop } from "./harness.mjs";
 
 test("a new follower bootstraps from the object store, then tails the stream and converges", async () => {
-  const nats = await startNatsServer();
-  const tmp = scratch();
-  after(async () => {
-    await nats.stop();
-    tmp.remove();
-  });
+  const { nats, tmp } = await natsTestbed();
   const leader = spawnScript("leader.mjs", { data: `${tmp.dir}/leader`, nats: nats.url, batches: 800, rate: 400, "checkpoint-ms": 500 });
   const checkpoint = await leader.waitFor("checkpoint", (e) => e.seq >= 20_000);
   const follower = spawnScript("follower-main.mjs", { data: `${tmp.dir}/new`, nats: nats.url, durable: "new", bootstrap: "yes" });

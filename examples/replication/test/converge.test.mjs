@@ -3,15 +3,10 @@
 // exactly the leader's contents.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { caughtUp, scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
+import { caughtUp, natsTestbed, spawnScript, stop } from "./harness.mjs";
 
 test("leader and two followers converge after 100,000 writes", async () => {
-  const nats = await startNatsServer();
-  const tmp = scratch();
-  after(async () => {
-    await nats.stop();
-    tmp.remove();
-  });
+  const { nats, tmp } = await natsTestbed();
   const leader = spawnScript("leader.mjs", { data: `${tmp.dir}/leader`, nats: nats.url, batches: 1000, size: 100 });
   await leader.waitFor("ready");
   const followers = ["f1", "f2"].map((durable) =>

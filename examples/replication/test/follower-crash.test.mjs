@@ -3,15 +3,10 @@
 // (redelivered changes it had applied are skipped; its sequence and checksum equal the leader's).
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { caughtUp, scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
+import { caughtUp, natsTestbed, spawnScript, stop } from "./harness.mjs";
 
 test("a follower SIGKILLed mid-stream restarts and converges with no gap and no duplicate", async (t) => {
-  const nats = await startNatsServer();
-  const tmp = scratch();
-  after(async () => {
-    await nats.stop();
-    tmp.remove();
-  });
+  const { nats, tmp } = await natsTestbed();
   const follower = { data: `${tmp.dir}/f1`, nats: nats.url, durable: "f1" };
   const leader = spawnScript("leader.mjs", { data: `${tmp.dir}/leader`, nats: nats.url, batches: 800, rate: 400 });
   // The follower starts behind (a backlog of ~300 batches) and is killed while it catches up,

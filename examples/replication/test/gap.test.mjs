@@ -1,22 +1,14 @@
 // A stream with a change missing (here published around it on purpose) stops the follower with
 // CHANGE_GAP: it exits with an error and applies nothing past the hole; a gap is never skipped.
 import assert from "node:assert/strict";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { jetstream } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { ensureStream, streamNames } from "../src/stream.mjs";
 import { openDatabase, writeBatches } from "../src/workload.mjs";
-import { scratch, spawnScript, startNatsServer } from "./harness.mjs";
+import { natsTestbed, spawnScript } from "./harness.mjs";
 
 test("a change missing from the stream stops the follower with CHANGE_GAP", async () => {
-  const nats = await startNatsServer();
-  const tmp = scratch();
-  const nc = await connect({ servers: nats.url });
-  after(async () => {
-    await nc.close();
-    await nats.stop();
-    tmp.remove();
-  });
+  const { nats, tmp, nc } = await natsTestbed({ client: true });
   const leader = await openDatabase(`${tmp.dir}/leader`);
   await writeBatches(leader, { to: 20, size: 10 });
   const changes = [];

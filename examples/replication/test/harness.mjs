@@ -4,16 +4,35 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { after } from "node:test";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { startNatsServer } from "../src/nats-server.mjs";
 import { streamNames } from "../src/stream.mjs";
 
-export { startNatsServer } from "../src/nats-server.mjs";
+export { startNatsServer };
 export { caughtUp, spawnScript, stop } from "../src/processes.mjs";
 
 /** A fresh directory; `remove()` deletes it. */
 export function scratch() {
   const dir = mkdtempSync(join(tmpdir(), "shaledb-replication-test-"));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * What most tests start with: a nats-server of their own, a fresh directory and, with `client`,
+ * a NATS connection of the test's own; all closed or removed after the test.
+ */
+export async function natsTestbed({ client = false } = {}) {
+  const nats = await startNatsServer();
+  const tmp = scratch();
+  const nc = client ? await connect({ servers: nats.url }) : undefined;
+  after(async () => {
+    await nc?.close();
+    await nats.stop();
+    tmp.remove();
+  });
+  return { nats, tmp, nc };
 }
 
 /**

@@ -5,18 +5,10 @@
 // the leader's checksum.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { connect } from "@nats-io/transport-node";
-import { caughtUp, readStream, scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
+import { caughtUp, natsTestbed, readStream, spawnScript, stop } from "./harness.mjs";
 
 test("the leader SIGKILLed mid-forwarding resumes from its cursor with none lost and none stored twice", async (t) => {
-  const nats = await startNatsServer();
-  const tmp = scratch();
-  const nc = await connect({ servers: nats.url });
-  after(async () => {
-    await nc.close();
-    await nats.stop();
-    tmp.remove();
-  });
+  const { nats, tmp, nc } = await natsTestbed({ client: true });
   const leaderArgs = { data: `${tmp.dir}/leader`, nats: nats.url };
   // Acks every 300 ms: when it is killed, its cursor is (almost surely) behind its sequence.
   const first = spawnScript("leader.mjs", { ...leaderArgs, batches: 800, rate: 400, "ack-ms": 300 });

@@ -6,15 +6,10 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { connect } from "@nats-io/transport-node";
-import { caughtUp, readStream, scratch, spawnScript, startNatsServer, stop } from "./harness.mjs";
+import { caughtUp, natsTestbed, readStream, spawnScript, stop } from "./harness.mjs";
 
 test("the NATS server SIGKILLed mid-stream and restarted: forwarding and the follower resume, in order, none lost", async (t) => {
-  const nats = await startNatsServer();
-  const tmp = scratch();
-  after(async () => {
-    await nats.stop();
-    tmp.remove();
-  });
+  const { nats, tmp } = await natsTestbed();
   const leader = spawnScript("leader.mjs", { data: `${tmp.dir}/leader`, nats: nats.url, batches: 800, rate: 400 });
   await leader.waitFor("ready");
   const follower = spawnScript("follower-main.mjs", { data: `${tmp.dir}/f1`, nats: nats.url, durable: "f1" });
