@@ -12,21 +12,11 @@ mod fault_driver;
 
 use std::sync::Arc;
 
-use fault_driver::After;
+use fault_driver::{options, After};
 use shaledb::storage::faulty::{Fault, FaultyStorage};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
 use shaledb::{Db, Error, Options, MAX_KEYSPACE_METADATA};
-
-fn small() -> Options {
-    let mut o = Options::default();
-    o.memtable_size = 64 * 1024;
-    o.l0_compaction_trigger = 2;
-    o.target_file_size = 32 * 1024;
-    o.base_level_size = 64 * 1024;
-    o.background_thread = false;
-    o
-}
 
 fn open(storage: &Arc<MemoryStorage>, o: Options) -> Db {
     Db::open_storage(storage.clone() as Arc<dyn Storage>, o).unwrap()
@@ -38,7 +28,7 @@ const META: &[u8] = br#"{"keyEncoding":"utf8","valueEncoding":"json"}"#;
 fn keyspace_metadata_survives_reopen_flush_compaction_and_manifest_rewrites() {
     let storage = Arc::new(MemoryStorage::new());
     {
-        let db = open(&storage, small());
+        let db = open(&storage, options());
         let users = db.keyspace("users").unwrap();
         assert_eq!(users.metadata().unwrap(), None);
         users.set_metadata(META).unwrap();
@@ -60,7 +50,7 @@ fn keyspace_metadata_survives_reopen_flush_compaction_and_manifest_rewrites() {
     }
     for _ in 0..3 {
         // Every open writes a fresh manifest (a snapshot edit): the record must be in it.
-        let db = open(&storage, small());
+        let db = open(&storage, options());
         assert_eq!(
             db.keyspace_metadata("users").unwrap().as_deref(),
             Some(META)
@@ -77,7 +67,7 @@ fn keyspace_metadata_survives_reopen_flush_compaction_and_manifest_rewrites() {
 #[test]
 fn setting_the_same_metadata_writes_nothing_and_empty_metadata_removes_it() {
     let storage = Arc::new(MemoryStorage::new());
-    let db = open(&storage, small());
+    let db = open(&storage, options());
     let ks = db.keyspace("a").unwrap();
     ks.set_metadata(META).unwrap();
     let manifest_size = |s: &MemoryStorage| -> u64 {
@@ -98,14 +88,14 @@ fn setting_the_same_metadata_writes_nothing_and_empty_metadata_removes_it() {
     ks.set_metadata(b"").unwrap();
     assert_eq!(ks.metadata().unwrap(), None);
     db.close().unwrap();
-    let db = open(&storage, small());
+    let db = open(&storage, options());
     assert_eq!(db.keyspace_metadata("a").unwrap(), None);
 }
 
 #[test]
 fn keyspace_metadata_over_64_kib_is_invalid_argument_and_changes_nothing() {
     let storage = Arc::new(MemoryStorage::new());
-    let db = open(&storage, small());
+    let db = open(&storage, options());
     let ks = db.keyspace("a").unwrap();
     ks.set_metadata(META).unwrap();
     let err = ks
@@ -115,7 +105,7 @@ fn keyspace_metadata_over_64_kib_is_invalid_argument_and_changes_nothing() {
     assert_eq!(ks.metadata().unwrap().as_deref(), Some(META));
     ks.set_metadata(&vec![b'x'; MAX_KEYSPACE_METADATA]).unwrap();
     db.close().unwrap();
-    let db = open(&storage, small());
+    let db = open(&storage, options());
     assert_eq!(
         db.keyspace_metadata("a").unwrap().map(|m| m.len()),
         Some(MAX_KEYSPACE_METADATA)
@@ -125,13 +115,13 @@ fn keyspace_metadata_over_64_kib_is_invalid_argument_and_changes_nothing() {
 #[test]
 fn a_checkpoint_carries_keyspace_metadata() {
     let storage = Arc::new(MemoryStorage::new());
-    let db = open(&storage, small());
+    let db = open(&storage, options());
     let ks = db.keyspace("users").unwrap();
     ks.set_metadata(META).unwrap();
     ks.put(b"k", b"v").unwrap();
     let copy = Arc::new(MemoryStorage::new());
     db.checkpoint_to(copy.clone() as Arc<dyn Storage>).unwrap();
-    let restored = open(&copy, small());
+    let restored = open(&copy, options());
     assert_eq!(
         restored.keyspace_metadata("users").unwrap().as_deref(),
         Some(META)
@@ -141,7 +131,7 @@ fn a_checkpoint_carries_keyspace_metadata() {
 #[test]
 fn a_read_only_open_reads_keyspace_metadata_and_catches_up_on_it_but_cannot_set_it() {
     let dir = tempfile::tempdir().unwrap();
-    let writer = Db::open(dir.path(), small()).unwrap();
+    let writer = Db::open(dir.path(), options()).unwrap();
     writer
         .keyspace("users")
         .unwrap()
@@ -180,7 +170,7 @@ fn a_read_only_open_reads_keyspace_metadata_and_catches_up_on_it_but_cannot_set_
 #[test]
 fn a_follower_may_set_keyspace_metadata_it_is_not_a_data_write() {
     let storage = Arc::new(MemoryStorage::new());
-    let mut o = small();
+    let mut o = options();
     o.follower = true;
     let follower = open(&storage, o.clone());
     let before = follower.sequence();
@@ -198,7 +188,7 @@ fn a_follower_may_set_keyspace_metadata_it_is_not_a_data_write() {
 #[test]
 fn setting_keyspace_metadata_takes_no_sequence_number_and_is_not_in_the_change_feed() {
     let storage = Arc::new(MemoryStorage::new());
-    let mut o = small();
+    let mut o = options();
     o.change_retention = Some(shaledb::ChangeRetention::bytes(u64::MAX));
     let db = open(&storage, o);
     db.put(b"a", b"1").unwrap();
@@ -215,7 +205,7 @@ fn setting_keyspace_metadata_takes_no_sequence_number_and_is_not_in_the_change_f
 /// reached the disk).
 fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
     let storage = FaultyStorage::new(Arc::new(MemoryStorage::new()));
-    let db = Db::open_storage(Arc::new(storage.clone()), small()).unwrap();
+    let db = Db::open_storage(Arc::new(storage.clone()), options()).unwrap();
     let ks = db.keyspace("users").unwrap();
     storage.arm(nth, fault);
     let mut acked: Option<Vec<u8>> = None;
@@ -233,7 +223,7 @@ fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
     let fired = storage.fault_fired();
     storage.reset_faults();
     after.apply(&storage);
-    let db = Db::open_storage(Arc::new(storage.clone()), small())
+    let db = Db::open_storage(Arc::new(storage.clone()), options())
         .map_err(|e| format!("the database does not open: {e}"))?;
     let found = db.keyspace_metadata("users").map_err(|e| e.to_string())?;
     let acked_at = acked
