@@ -23,13 +23,22 @@ import { basename, dirname, join, resolve } from "node:path";
 
 import { archiveDatabaseFiles, databaseArchive } from "../archive/database-archive.js";
 import { option, optionsObject, pathArgument } from "../arguments/checks.js";
-import { IMPORT_CHECK_OPEN, verifyImportedFiles } from "../archive/check-imported.js";
-import { ensureLoadedSync } from "../engine/instance.js";
+import { call, ensureLoadedSync, wasm } from "../engine/instance.js";
 import { openDatabaseSync, type SyncDatabaseImpl } from "../engine/sync-database.js";
 import { ShaleError, invalidArgument } from "../errors.js";
 import { nodeEnvironment } from "./environment.js";
 import { NodeFsStorage } from "./node-storage.js";
 
+/**
+ * How the import opens a database to check it: an existing one, or the archive's files. As raw
+ * bytes: binary neither checks nor records the keyspaces' encodings (the importer's `open` does).
+ */
+const RAW_OPEN = {
+  createIfMissing: false,
+  autoMaintenance: false,
+  keyEncoding: "binary",
+  valueEncoding: "binary",
+} as const;
 
 /**
  * The archive of open database `db` (directory `location`): a checkpoint (one consistent state)
@@ -119,7 +128,7 @@ export async function importDirectory(
   ensureLoadedSync();
   if (occupied && existsSync(join(target, "CURRENT"))) {
     // LOCKED if it is open somewhere.
-    openDatabaseSync(nodeEnvironment, target, IMPORT_CHECK_OPEN).close();
+    openDatabaseSync(nodeEnvironment, target, RAW_OPEN).close();
   }
   mkdirSync(dirname(target), { recursive: true });
   const aside = mkdtempSync(`${target}.import-`);
@@ -129,11 +138,16 @@ export async function importDirectory(
     }
     const storage = new NodeFsStorage(aside, { create: false });
     try {
-      verifyImportedFiles(storage);
+      const report = call(() => wasm.verifyStorage(storage)) as { problems: { code: string; message: string }[] };
+      const first = report.problems[0];
+      if (first !== undefined) {
+        throw new ShaleError(first.code as ShaleError["code"], `shaledb: the archive is damaged: ${first.message}`);
+      }
     } finally {
       storage.releaseAll();
     }
-    openDatabaseSync(nodeEnvironment, aside, IMPORT_CHECK_OPEN).close();
+    // Opening checks what verification does not, and replays the logs.
+    openDatabaseSync(nodeEnvironment, aside, RAW_OPEN).close();
     if (existsSync(target)) {
       const old = `${aside}.replaced`;
       renameSync(target, old);

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { IMPORT_CHECK_OPEN, verifyImportedFiles } from "../../archive/check-imported.js";
+import { call, wasm } from "../../engine/instance.js";
 import { ShaleError } from "../../errors.js";
 import { loadWasm } from "../../engine/load-async.js";
 import { openDatabaseSync } from "../../engine/sync-database.js";
@@ -48,6 +48,24 @@ async function archiveFiles(archive: Blob): Promise<TarFile[]> {
   return archiveDatabaseFiles(bytes);
 }
 
+/** What `verifyStorage` reports (crates/wasm/src/verify.rs). */
+interface VerifyReport {
+  problems: { file: string; offset?: number; code: string; message: string }[];
+}
+
+/**
+ * Reads every file of the database in `pool` and checks every block; throws the first problem
+ * as a typed error naming the file and offset (`CORRUPTION`, `VERSION_UNSUPPORTED`, ...).
+ */
+function verify(pool: OpfsPool): void {
+  const report = call(() => wasm.verifyStorage(pool)) as VerifyReport;
+  const [first, ...more] = report.problems;
+  if (first !== undefined) {
+    const others = more.length === 0 ? "" : ` (and ${more.length} more problem${more.length === 1 ? "" : "s"})`;
+    throw new ShaleError(first.code as ShaleError["code"], `shaledb: the archive is damaged: ${first.message}${others}`);
+  }
+}
+
 /** Waits forever after telling the page (a test hook: the page then ends this worker). */
 async function haltIf(debug: ImportDebug | undefined, at: ImportHalt, halted: () => void): Promise<void> {
   if (debug?.halt === at) {
@@ -75,9 +93,16 @@ async function writeAside(
       }
     }
     pool.syncDir();
-    verifyImportedFiles(pool);
-    // Closing releases the pool's files.
-    openDatabaseSync({ resolve: (n) => n, storage: () => pool }, label, IMPORT_CHECK_OPEN).close();
+    verify(pool);
+    // Opening checks what verification does not (options, keyspaces), and replays the logs
+    // into a table; closing releases the pool's files. As raw bytes: binary neither checks nor
+    // records the keyspaces' encodings.
+    openDatabaseSync({ resolve: (n) => n, storage: () => pool }, label, {
+      createIfMissing: false,
+      autoMaintenance: false,
+      keyEncoding: "binary",
+      valueEncoding: "binary",
+    }).close();
   } finally {
     pool.releaseAll();
   }
