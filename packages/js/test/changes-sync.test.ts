@@ -85,6 +85,30 @@ describe("change feed (synchronous API)", () => {
     }
   });
 
+
+  it("decodes a change's ops when first read, and spreading, JSON and structured clones still see them", () => {
+    const db = openSync(freshPath("changes"));
+    try {
+      db.batch([
+        { type: "put", key: "a", value: "1" },
+        { type: "delete", key: "b" },
+      ]);
+      db.deleteRange({ gte: "c", lt: "d" });
+      const [first, second] = [...db.changes()] as [Change, Change];
+      // Not decoded yet: an accessor, replaced by the ops on first read.
+      expect(typeof Object.getOwnPropertyDescriptor(first, "ops")?.get).toBe("function");
+      expect(ops({ ...first })).toEqual(["put default a=1", "delete default b"]);
+      expect(Object.getOwnPropertyDescriptor(first, "ops")?.value).toBe(first.ops);
+      expect(JSON.parse(JSON.stringify(second)).ops).toEqual([{ type: "deleteRange", keyspace: "default", start: { 0: 99 }, end: { 0: 100 } }]);
+      expect(ops(structuredClone(second))).toEqual(["deleteRange default c..d"]);
+      // Assignable like any property of a plain object.
+      second.ops = [];
+      expect(second.ops).toEqual([]);
+      expect(Object.keys(second)).toEqual(["seq", "lastSeq", "time", "meta", "bytes", "ops"]);
+    } finally {
+      db.close();
+    }
+  });
   it("reads many batches in chunks, lazily", () => {
     const db = openSync(freshPath("changes"));
     try {

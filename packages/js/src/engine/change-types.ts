@@ -26,6 +26,7 @@ export interface Change {
   time: number | null;
   /** What the writer attached (`batch(ops, { meta })`), if anything. */
   meta: Uint8Array | null;
+  /** Its operations, in order (decoded on first read; an ordinary property after that). */
   ops: ChangeOp[];
   /** Its portable encoding: what a follower's `applyChanges` takes, e.g. over a network. */
   bytes: Uint8Array;
