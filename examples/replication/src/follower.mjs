@@ -32,7 +32,7 @@ async function startSequence(jsm, stream, durable, startStreamSeq) {
  * `{ done }`: resolves when stopped by `signal`, rejects on any error of the database
  * (CHANGE_GAP, closed) or of JetStream. `onApplied({ applied, lastSeq, streamSeq, message })`
  * is called after each message (`message`: the JetStream message, with its headers);
- * `onMessage(message)` before its apply.
+ * `onMessage(message, { applying, maxApplies })` before its apply (`applying`: applies in flight).
  */
 export async function startFollower(db, nc, { name, durable, startStreamSeq, signal, onMessage, onApplied, batch = 512, maxApplies = 32 } = {}) {
   const { stream } = streamNames(name);
@@ -68,7 +68,7 @@ export async function startFollower(db, nc, { name, durable, startStreamSeq, sig
     try {
       for await (const m of messages) {
         if (failure) break;
-        onMessage?.(m);
+        onMessage?.(m, { applying: inFlight.length, maxApplies });
         const entry = { m };
         inFlight.push(entry);
         entry.applied = db.applyChanges(m.data).then(

@@ -26,8 +26,14 @@ const defaults = {
   cursor: "nats",
   /** Most publishes awaiting JetStream's confirmation at once. */
   maxInFlight: 256,
-  /** How often the cursor is acked (one ack is one manifest write and fsync). */
-  ackEveryMs: 50,
+  /**
+   * How often the cursor is acked. An ack syncs the leader's log and writes its manifest: two
+   * fsyncs on the engine's thread, which hold up the commits and feed reads behind them. The
+   * cursor only decides which logs the leader keeps (after a crash the forwarder resumes after
+   * the stream's last change, not at the cursor), so once a second costs nothing but a
+   * second of changes kept.
+   */
+  ackEveryMs: 1000,
   /** Pause before the feed is read again after a failed publish (NATS down or slow). */
   retryMs: 250,
 };

@@ -17,7 +17,7 @@ import { startForwarder } from "./forwarder.mjs";
 import { ensureStream } from "./stream.mjs";
 import { openDatabase, writeBatches } from "./workload.mjs";
 
-const o = options({ data: "leader-data", nats: "nats://127.0.0.1:4222", batches: 1000, from: 0, size: 100, rate: 0, "checkpoint-ms": 0, "value-bytes": 100, "ack-ms": 50 });
+const o = options({ data: "leader-data", nats: "nats://127.0.0.1:4222", batches: 1000, from: 0, size: 100, rate: 0, "checkpoint-ms": 0, "value-bytes": 100, "ack-ms": 1000 });
 const signal = stopSignal();
 const db = await openDatabase(o.data);
 const nc = await connect({ servers: o.nats, maxReconnectAttempts: -1 });
