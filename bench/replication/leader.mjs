@@ -9,6 +9,7 @@ import { emit, options } from "../../examples/replication/src/cli.mjs";
 import { startForwarder } from "../../examples/replication/src/forwarder.mjs";
 import { ensureStream } from "../../examples/replication/src/stream.mjs";
 import { openDatabase, writeBatches } from "../../examples/replication/src/workload.mjs";
+import { recordPauses } from "./pauses.mjs";
 
 const o = options({ data: "", nats: "", mode: "run", rate: 0, seconds: 5, size: 100, "engine-thread": "own" });
 const db = await openDatabase(o.data, { engineThread: o["engine-thread"] });
@@ -39,6 +40,7 @@ if (o.mode === "max") {
     },
   });
   emit("ready");
+  const pauses = recordPauses();
   const t0 = performance.now();
   const batches = await writeBatches(db, { size: o.size, ratePerSec: o.rate, forMs: o.seconds * 1000 });
   const writeSeconds = seconds(t0);
@@ -57,6 +59,7 @@ if (o.mode === "max") {
     forwardBatchesPerSec: forwarded / ((lastConfirmedAt - t0) / 1000),
     forwardMBPerSec: bytes / 1e6 / ((lastConfirmedAt - t0) / 1000),
     bytesPerBatch: bytes / forwarded,
+    pauses: pauses.summary(),
   });
   await nc.close();
 }

@@ -102,8 +102,11 @@ for (const followers of list(process.env.REPLICATION_BENCH_FOLLOWERS, [1, 3])) {
     figure(`lag/p50/${name}`, "ms", Math.max(...stopped.map((s) => s.p50)));
     figure(`lag/p99/${name}`, "ms", Math.max(...stopped.map((s) => s.p99)));
     console.error(`   leader wrote ${done.writeBatchesPerSec.toFixed(0)} batches/s; backlog when writes stopped ${done.backlogAtEnd}; per follower p50/p99/max ms: ${stopped.map((s) => `${s.p50?.toFixed(2)}/${s.p99?.toFixed(2)}/${s.max?.toFixed(1)} (${s.samples})`).join(", ")}`);
+    const fmt = (p) => `${p.cores} cores, event loop delay p99/max ${p.loopP99}/${p.loopMax} ms, ${p.gcCount} GCs ${p.gcMs} ms (longest ${p.gcMax})`;
+    console.error(`   stalls: leader ${fmt(done.pauses)}; follower 1 ${fmt(stopped[0].pauses)}`);
     const b = stopped[0].breakdown;
-    console.error(`   follower 1's lag in parts, p50/p99 ms: commit to the forwarder's feed ${b.feed.p50?.toFixed(2)}/${b.feed.p99?.toFixed(2)}, to the follower ${b.transit.p50?.toFixed(2)}/${b.transit.p99?.toFixed(2)}, apply ${b.apply.p50?.toFixed(2)}/${b.apply.p99?.toFixed(2)}`);
+    const part = (x) => `${x.p50?.toFixed(2)}/${x.p99?.toFixed(2)}`;
+    console.error(`   follower 1's lag in parts, p50/p99 ms: commit to the forwarder's feed ${part(b.feed)}, to JetStream's store ${part(b.store)}, to the follower ${part(b.delivery)}, apply ${part(b.apply)}; ${(stopped[0].pipelineFull * 100).toFixed(1)}% of changes waited for a free apply slot`);
   }
 }
 
