@@ -154,6 +154,12 @@ function renderTargets(suite, map) {
         const aloneText = alone && alone.run === fwd.run ? `; the leader alone: ${fmt(alone.value)} batches/s` : "";
         return `${r >= 0.99 ? "met" : "missed"}: ${fmt(fwd.value)} batches/s forwarded while the leader wrote ${fmt(wrote.value)}${aloneText}`;
       }],
+      ["the forwarder alone outpaces the leader's unsynced rate, batches of 100", () => {
+        const fwd = get("forward/batches/backlog", "batches/s", "shaledb");
+        const wrote = get("write/batches/backlog", "batches/s", "shaledb");
+        if (!fwd || !wrote || fwd.run !== wrote.run) return "not measured";
+        return `${fwd.value >= wrote.value ? "met" : "missed"}: a backlog forwarded at ${fmt(fwd.value)} batches/s; the leader wrote it at ${fmt(wrote.value)}`;
+      }],
     ],
   }[suite];
   if (!targets) return;

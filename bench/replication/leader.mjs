@@ -4,6 +4,8 @@
 // message with header Commit-Time: the wall clock in ms, from the batch's meta, taken just
 // before `db.batch`, and Feed-Time: when the forwarder got it from the feed) while it writes at --rate batches/s (0: as fast as it can) for --seconds,
 // then waits until JetStream confirmed every change; reports what it wrote and forwarded.
+// `--mode backlog`: writes as fast as it can for --seconds with no forwarder, then forwards the
+// whole backlog and reports how fast JetStream confirmed it (the forwarder's own capacity).
 import { connect } from "@nats-io/transport-node";
 import { emit, options } from "../../examples/replication/src/cli.mjs";
 import { startForwarder } from "../../examples/replication/src/forwarder.mjs";
@@ -19,6 +21,23 @@ if (o.mode === "max") {
   const t0 = performance.now();
   const batches = await writeBatches(db, { size: o.size, forMs: o.seconds * 1000 });
   emit("max", { batchesPerSec: batches / seconds(t0), batches });
+} else if (o.mode === "backlog") {
+  const t0 = performance.now();
+  const batches = await writeBatches(db, { size: o.size, forMs: o.seconds * 1000 });
+  const writeSeconds = seconds(t0);
+  const nc = await connect({ servers: o.nats });
+  await ensureStream(nc);
+  let bytes = 0;
+  const forwarding = new AbortController();
+  const t1 = performance.now();
+  const forwarder = startForwarder(db, nc, { signal: forwarding.signal, onConfirmed: (c) => (bytes += c.bytes) });
+  const sequence = await db.sequence();
+  while (forwarder.position().lastSeq < sequence) await new Promise((r) => setTimeout(r, 2));
+  const forwardSeconds = seconds(t1);
+  forwarding.abort();
+  await forwarder.done;
+  emit("backlog", { writeBatchesPerSec: batches / writeSeconds, forwardBatchesPerSec: batches / forwardSeconds, forwardMBPerSec: bytes / 1e6 / forwardSeconds });
+  await nc.close();
 } else {
   const nc = await connect({ servers: o.nats });
   await ensureStream(nc);

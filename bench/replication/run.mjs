@@ -10,7 +10,10 @@
 //      leader achieved) and the lag from the leader's commit to
 //      each follower's apply (`lag/p50|p99/<load>pct/<n>f`, ms, over all followers' samples);
 //   3. the leader writes as fast as it can while it forwards, 1 follower: `forward/batches/max/1f`
-//      against the leader's own rate in that run (`write/batches/max/1f`).
+//      against the leader's own rate in that run (`write/batches/max/1f`);
+//   4. the forwarder alone: the leader writes flat out for the same time without forwarding,
+//      then forwards that backlog with no follower: `forward/batches|mb/backlog` (how fast
+//      JetStream confirmed it) against the leader's rate in that run (`write/batches/backlog`).
 //
 //   node bench/replication/run.mjs            # ~1-2 minutes
 //   REPLICATION_BENCH_SECONDS=4 node bench/replication/run.mjs   # seconds of writing per case (6)
@@ -116,3 +119,21 @@ figure("write/batches/max/1f", "batches/s", done.writeBatchesPerSec);
 figure("forward/batches/max/1f", "batches/s", done.forwardBatchesPerSec);
 figure("forward/mb/max/1f", "MB/s", done.forwardMBPerSec);
 console.error(`   backlog when writes stopped: ${done.backlogAtEnd} batches`);
+
+console.error(`== the forwarder alone: a backlog written flat out, then forwarded, no follower (${load()})`);
+{
+  const dir = mkdtempSync(join(tmpdir(), "shaledb-bench-replication-"));
+  const nats = await startNatsServer();
+  try {
+    const leader = spawnScript(join(here, "leader.mjs"), { data: join(dir, "leader"), nats: nats.url, mode: "backlog", seconds, "engine-thread": engineThread });
+    const backlog = await leader.waitFor("backlog", () => true, (seconds + 120) * 1000);
+    await leader.exited;
+    figure("write/batches/backlog", "batches/s", backlog.writeBatchesPerSec);
+    figure("forward/batches/backlog", "batches/s", backlog.forwardBatchesPerSec);
+    figure("forward/mb/backlog", "MB/s", backlog.forwardMBPerSec);
+    console.error(`   wrote ${backlog.writeBatchesPerSec.toFixed(0)} batches/s; forwarded the backlog at ${backlog.forwardBatchesPerSec.toFixed(0)} batches/s (${backlog.forwardMBPerSec.toFixed(1)} MB/s)`);
+  } finally {
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
