@@ -521,9 +521,39 @@ impl Reader {
     /// `next_offset - offset`) is known, e.g. from an index: one storage read. A `len` that is
     /// not the record's length is [`Error::Corruption`].
     pub fn read_at_sized(&self, offset: u64, len: u64) -> Result<OwnedRecord> {
+        self.check_sized(offset, len)?;
+        let mut bytes = vec![0u8; len as usize];
+        let n = read_full(&self.src.file, offset, &mut bytes)?;
+        bytes.truncate(n);
+        self.sized_record(offset, len, bytes)
+    }
+
+    /// Up to `len` bytes of the file from `offset` on (fewer at its end), read with as few
+    /// storage calls as the storage allows: what a readahead buffer holds, to be decoded by
+    /// [`Reader::record_in`] one record at a time.
+    pub fn read_span(&self, offset: u64, len: u64) -> Result<Vec<u8>> {
+        self.check_in_file(offset)?;
+        let len = len.min(self.src.size - offset);
+        let mut bytes = vec![0u8; usize::try_from(len).map_err(|_| self.src.torn(offset))?];
+        let n = read_full(&self.src.file, offset, &mut bytes)?;
+        bytes.truncate(n);
+        Ok(bytes)
+    }
+
+    /// The record of `len` bytes at `offset`, decoded from `bytes`, the file's bytes from
+    /// `offset` on as read earlier by [`Reader::read_span`] (at least `len` of them, or the
+    /// record is torn): the checks of [`Reader::read_at_sized`], checksum included.
+    pub fn record_in(&self, offset: u64, len: u64, bytes: &[u8]) -> Result<OwnedRecord> {
+        self.check_sized(offset, len)?;
+        let end = usize::try_from(len).unwrap_or(usize::MAX).min(bytes.len());
+        let held = bytes.get(..end).unwrap_or_default();
+        self.sized_record(offset, len, held.to_vec())
+    }
+
+    /// `len` as a record length at `offset`: not zero, within the file and the largest record.
+    fn check_sized(&self, offset: u64, len: u64) -> Result<()> {
         let size = self.src.size;
         self.check_in_file(offset)?;
-        let name = self.src.name();
         let max = self
             .src
             .options
@@ -531,17 +561,21 @@ impl Reader {
             .saturating_add(MAX_HEADER_LEN as u64);
         if len == 0 || len > size - offset || len > max {
             return Err(Error::corruption(
-                name,
+                self.src.name(),
                 offset,
                 format!("record length {len} does not fit the file of {size} bytes"),
             ));
         }
-        let mut bytes = vec![0u8; len as usize];
-        let n = read_full(&self.src.file, offset, &mut bytes)?;
-        bytes.truncate(n);
+        Ok(())
+    }
+
+    /// Decodes the record at `offset` from `bytes` (the `len` bytes read there, fewer if the
+    /// file ended), which must be exactly `len` long.
+    fn sized_record(&self, offset: u64, len: u64, bytes: Vec<u8>) -> Result<OwnedRecord> {
+        let name = self.src.name();
         let rec = self
             .src
-            .owned(offset, bytes, size)?
+            .owned(offset, bytes, self.src.size)?
             .ok_or_else(|| Error::corruption(name, offset, "no record at this offset"))?;
         if rec.next_offset - offset != len {
             return Err(Error::corruption(

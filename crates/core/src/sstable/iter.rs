@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::block::BlockCursor;
 use super::format::MAX_SEQ;
+use super::readahead::Readahead;
 use super::table_reader::Inner;
 use super::ValueKind;
 use crate::Result;
@@ -15,6 +16,8 @@ pub struct TableIter {
     table: Arc<Inner>,
     block_index: usize,
     cursor: Option<BlockCursor>,
+    /// Reads blocks ahead while the cursor moves forward block after block.
+    readahead: Readahead,
 }
 
 impl TableIter {
@@ -23,6 +26,7 @@ impl TableIter {
             table,
             block_index: 0,
             cursor: None,
+            readahead: Readahead::default(),
         }
     }
 
@@ -79,7 +83,7 @@ impl TableIter {
             }
         }
         self.cursor = None;
-        match self.table.block(i)? {
+        match self.table.block_via(i, Some(&mut self.readahead))? {
             Some(b) => {
                 self.cursor = Some(BlockCursor::new(b));
                 Ok(true)

@@ -23,6 +23,7 @@ pub mod format;
 mod internal_iter;
 pub mod iter;
 pub mod properties;
+mod readahead;
 pub mod scan;
 pub mod table_builder;
 pub mod table_reader;

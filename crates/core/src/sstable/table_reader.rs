@@ -1,5 +1,6 @@
 //! Opens a table: footer, properties, index and filter are read once; data blocks are read on
-//! demand (one `read_at_sized` each) and shared through the optional [`BlockCache`].
+//! demand (one `read_at_sized` each, or several at once for a cursor reading ahead) and shared
+//! through the optional [`BlockCache`].
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use super::block::{Block, BlockCursor};
 use super::bloom::BloomFilter;
 use super::format::{get_varint, BlockHandle, Footer, FOOTER_LEN};
 use super::key_prefix;
+use super::readahead::Readahead;
 use super::{
     compare_internal, BlockCache, Entry, Properties, RangeTombstone, TableIter, TableScan,
     ValueKind,
@@ -334,8 +336,23 @@ impl Inner {
 
     /// Block `i` of the data section (`None` past the last), from the cache or storage.
     pub(crate) fn block(&self, i: usize) -> Result<Option<Arc<Block>>> {
+        self.block_via(i, None)
+    }
+
+    /// [`Inner::block`] for a cursor with readahead state `ra` (`readahead.rs`): a block
+    /// missing from the cache, loaded right after its predecessor, is read with the blocks
+    /// after it in one storage call.
+    pub(crate) fn block_via(
+        &self,
+        i: usize,
+        ra: Option<&mut Readahead>,
+    ) -> Result<Option<Arc<Block>>> {
         let Some(&(_, offset)) = self.index_hot.get(i) else {
             return Ok(None);
+        };
+        let forward = match ra {
+            Some(ra) => ra.note(i).then_some(ra),
+            None => None,
         };
         if let Some(cache) = &self.cache {
             if let Some(b) = cache.get(self.table_id, offset) {
@@ -346,9 +363,18 @@ impl Inner {
             return Ok(None);
         };
         let h = entry.handle;
-        let data = self
-            .reader
-            .read_at_sized(h.offset, h.len)?
+        let record = match forward {
+            Some(ra) => {
+                if ra.held(h.offset, h.len).is_none() {
+                    let span = self.readahead_span(i, ra.next_window(h.len));
+                    ra.fill(h.offset, self.reader.read_span(h.offset, span)?);
+                }
+                let held = ra.held(h.offset, h.len).unwrap_or_default();
+                self.reader.record_in(h.offset, h.len, held)?
+            }
+            None => self.reader.read_at_sized(h.offset, h.len)?,
+        };
+        let data = record
             .data
             .ok_or_else(|| Error::corruption(&*self.file_name, h.offset, "data block is nil"))?;
         let block = Arc::new(Block::new(data, self.file_name.clone(), h.offset)?);
@@ -356,6 +382,24 @@ impl Inner {
             cache.insert(self.table_id, h.offset, block.clone());
         }
         Ok(Some(block))
+    }
+
+    /// Bytes from block `i`'s start to the end of the last whole block within `window` of it
+    /// (block `i` at least).
+    fn readahead_span(&self, i: usize, window: u64) -> u64 {
+        let Some(first) = self.index.get(i) else {
+            return 0;
+        };
+        let start = first.handle.offset;
+        let mut end = start + first.handle.len;
+        for e in self.index.iter().skip(i + 1) {
+            let e_end = e.handle.offset + e.handle.len;
+            if e_end - start > window {
+                break;
+            }
+            end = e_end;
+        }
+        end - start
     }
 }
 
