@@ -23,6 +23,19 @@ fn table_on_faulty_storage(entries: &[Entry]) -> (FaultyStorage, TableReader) {
     (faulty, table)
 }
 
+/// The first error of `step`ping `it` (which must meet one before it runs off the table).
+fn first_error(
+    it: &mut TableIter,
+    step: fn(&mut TableIter) -> shaledb::Result<()>,
+) -> shaledb::Error {
+    loop {
+        assert!(it.valid(), "the cursor ran off the table without an error");
+        if let Err(e) = step(it) {
+            return e;
+        }
+    }
+}
+
 fn entry(it: &TableIter) -> Entry {
     Entry {
         key: it.key().to_vec(),
@@ -127,20 +140,10 @@ mod sstable_readahead {
         // Forward (reading ahead) and backward (block by block) meet the same damaged block.
         let mut it = t.iter();
         it.seek_to_first().unwrap();
-        let ahead = loop {
-            assert!(it.valid(), "the forward scan missed the damage");
-            if let Err(e) = it.next() {
-                break e;
-            }
-        };
+        let ahead = first_error(&mut it, TableIter::next);
         let mut it = t.iter();
         it.seek_to_last().unwrap();
-        let alone = loop {
-            assert!(it.valid(), "the backward scan missed the damage");
-            if let Err(e) = it.prev() {
-                break e;
-            }
-        };
+        let alone = first_error(&mut it, TableIter::prev);
         assert_eq!(ahead.code(), "CORRUPTION", "{ahead}");
         assert!(ahead.to_string().contains("t.sst"), "{ahead}");
         assert_eq!(ahead.to_string(), alone.to_string());
