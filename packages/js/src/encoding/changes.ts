@@ -10,6 +10,9 @@ import type { Change, ChangeOp } from "../engine/change-types.js";
 const NONE = 0xffff_ffff;
 /** Bytes of a change before its meta: seq, lastSeq, time (f64 each). */
 const HEAD = 24;
+/** Op kinds (a third, 2, is a range deletion). */
+const PUT = 0;
+const DELETE = 1;
 
 const decoder = new TextDecoder();
 
@@ -87,9 +90,6 @@ export function decodeChanges(bytes: Uint8Array): Change[] {
   }
   return out;
 }
-
-const PUT = 0;
-const DELETE = 1;
 
 /** Defines `change.ops`: the `count` ops packed in `bytes` from `at`, decoded once, when read. */
 function lazyOps(change: Change, bytes: Uint8Array, at: number, count: number): void {
