@@ -164,8 +164,9 @@ pub enum Error {
     },
 
     /// An ack, release or extend named a lease the queue does not hold: the item was never
-    /// reserved by this group, or was already acked or released.
-    #[error("queue {queue:?} holds no reservation of item {id}")]
+    /// reserved by this group, or that reservation was already acked, or released by its
+    /// holder (and the item not delivered again since).
+    #[error("queue {queue:?} holds no reservation of item {id}: never made, or already acked or released")]
     UnknownReservation {
         /// The queue's name.
         queue: String,
@@ -187,9 +188,9 @@ pub enum Error {
         next: u64,
     },
 
-    /// An ack, release or extend named a lease that is no longer held: it ran out (the item
-    /// went back, and may have been delivered again) or it was released.
-    #[error("the lease on item {id} of queue {queue:?} is no longer held: it ran out or the item went back")]
+    /// An ack, release or extend named a lease that is no longer held: it ran out first (the
+    /// item went back), or the item has been delivered again since.
+    #[error("the lease on item {id} of queue {queue:?} is no longer held: it ran out, or the item was delivered again")]
     LeaseExpired {
         /// The queue's name.
         queue: String,

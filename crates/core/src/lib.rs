@@ -126,8 +126,8 @@ pub mod version;
 pub mod write;
 
 pub use db::{
-    Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, CompactProgress, Db, IterOptions,
-    Keyspace, Options, Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
+    Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, Clock, CompactProgress, Db,
+    IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
 };
 pub use error::{Error, Result};
 pub use version::MAX_KEYSPACE_METADATA;

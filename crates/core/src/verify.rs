@@ -33,7 +33,7 @@ use crate::sstable::{TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
 use crate::version::manifest;
 use crate::version::{FileMeta, NUM_LEVELS};
-use crate::write::wal::{wal_file_name, WalEnd, WalReader};
+use crate::write::wal::{all_zero, wal_file_name, WalEnd, WalReader};
 use crate::{Error, Result};
 
 /// What a checked file is to the database.
@@ -144,10 +144,32 @@ impl VerifyReport {
 /// [`Error::NotFound`] (not a database); a failing storage call (listing, reading) → that I/O
 /// error.
 pub fn verify_storage(storage: &dyn Storage) -> Result<VerifyReport> {
-    verify_storage_with_progress(storage, &mut |_| {})
+    verify_storage_with(storage, VerifyOptions::default(), &mut |_| {})
 }
 
-/// How far [`verify_storage_with_progress`] got: bytes of tables and logs checked so far, of
+/// How strictly [`verify_storage_with`] reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VerifyOptions {
+    /// The files are a complete copy (an export archive, a backup being restored), not a
+    /// directory a crash may have left: a log may end only cleanly or in zeros (unwritten,
+    /// preallocated bytes). Damage anywhere else in a log — which a directory after a crash may
+    /// hold as a torn tail of unsynced writes, dropped by recovery — is a problem, since
+    /// restoring it would silently drop the writes after it. (A directory that crashed is
+    /// opened once before it is copied: recovery moves what its logs hold into a table.)
+    pub complete_copy: bool,
+}
+
+impl VerifyOptions {
+    /// The rules for a complete copy ([`VerifyOptions::complete_copy`]).
+    pub fn complete_copy() -> VerifyOptions {
+        VerifyOptions {
+            complete_copy: true,
+        }
+    }
+}
+
+/// How far [`verify_storage_with`] got: bytes of tables and logs checked so far, of
 /// `bytes_total` (their sizes, known once the manifest was read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerifyProgress {
@@ -157,10 +179,11 @@ pub struct VerifyProgress {
     pub bytes_total: u64,
 }
 
-/// [`verify_storage`], calling `progress` once the files to check are known and after each
-/// table and log (for a progress bar: the files are read whole, one at a time).
-pub fn verify_storage_with_progress(
+/// [`verify_storage`] by `options`, calling `progress` once the files to check are known and
+/// after each table and log (for a progress bar: the files are read whole, one at a time).
+pub fn verify_storage_with(
     storage: &dyn Storage,
+    options: VerifyOptions,
     progress: &mut dyn FnMut(VerifyProgress),
 ) -> Result<VerifyReport> {
     let mut names = storage.list()?;
@@ -256,7 +279,7 @@ pub fn verify_storage_with_progress(
     }
     for (&number, &size) in wals.iter().zip(&wal_sizes) {
         referenced.push(wal_file_name(number));
-        check_wal(storage, number, &mut report)?;
+        check_wal(storage, number, options, &mut report)?;
         advance(size);
     }
     // The logs as a whole, by recovery's own rules (the chain, dense sequence numbers, no
@@ -457,11 +480,18 @@ fn scan_table(file: crate::storage::FileHandle, meta: Option<&FileMeta>) -> Resu
     Ok(entries)
 }
 
-/// Replays log `number` on its own; records what is wrong with it. A torn tail is noted here;
-/// whether it lost anything is for the chain check (`recover_logs`) to say.
-fn check_wal(storage: &dyn Storage, number: u64, report: &mut VerifyReport) -> Result<()> {
+/// Replays log `number` on its own; records what is wrong with it. A torn tail is noted here
+/// (whether it lost anything is for the chain check, `recover_logs`, to say), or in a complete
+/// copy a problem unless only zeros follow the last intact record.
+fn check_wal(
+    storage: &dyn Storage,
+    number: u64,
+    options: VerifyOptions,
+    report: &mut VerifyReport,
+) -> Result<()> {
     let name = wal_file_name(number);
-    let size = storage.open(&name, OpenMode::Read)?.size()?;
+    let file = storage.open(&name, OpenMode::Read)?;
+    let size = file.size()?;
     let mut checked = CheckedFile {
         name: name.clone(),
         role: FileRole::Wal,
@@ -473,6 +503,18 @@ fn check_wal(storage: &dyn Storage, number: u64, report: &mut VerifyReport) -> R
         Ok(replay) => {
             checked.records = replay.batches;
             if let WalEnd::TornTail { valid_up_to } = replay.end {
+                if options.complete_copy && !all_zero(&file, valid_up_to, size)? {
+                    report.problem(
+                        &name,
+                        Error::corruption(
+                            &name,
+                            valid_up_to,
+                            "the log is damaged here (a complete copy holds no torn writes: \
+                             restoring it would drop the writes from here on; a directory left \
+                             by a crash is opened once before it is copied)",
+                        ),
+                    );
+                }
                 checked.note = Some(format!(
                     "torn tail at offset {valid_up_to} of {size} (writes that were never \
                      synced, cut short; recovery keeps what is before)"

@@ -13,7 +13,7 @@ use shaledb::queue::QueueOptions;
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
 use shaledb::{
-    Applied, Batch, Change, ChangeOp, ChangeRetention, Db, Error, IterOptions, Options,
+    Applied, Batch, Change, ChangeOp, ChangeRetention, Clock, Db, Error, IterOptions, Options,
     WriteOptions,
 };
 
@@ -371,10 +371,10 @@ fn retention_by_age_keeps_flushed_batches_until_they_are_old_enough() {
     let storage = Arc::new(MemoryStorage::new());
     let mut o = options();
     o.change_retention = Some(ChangeRetention::age_ms(60_000));
-    let db = open(&storage, o);
     let now = Arc::new(AtomicU64::new(1_000_000));
     let clock = now.clone();
-    db.set_queue_clock(Arc::new(move || clock.load(Ordering::SeqCst)));
+    o.clock = Clock::from_fn(move || clock.load(Ordering::SeqCst));
+    let db = open(&storage, o);
     for i in 0..1_000u32 {
         db.put(format!("k{i:05}").as_bytes(), &[3u8; 64]).unwrap();
     }
@@ -386,4 +386,42 @@ fn retention_by_age_keeps_flushed_batches_until_they_are_old_enough() {
     db.put(b"later", b"x").unwrap();
     db.flush().unwrap();
     assert!(matches!(db.changes(1), Err(Error::ChangesTruncated { .. })));
+}
+
+#[test]
+fn retention_by_age_keeps_every_batch_through_reopens_flushes_and_compactions() {
+    // Issue 22: an hour's retention lost the first rounds' logs after four reopens (the
+    // WebAssembly clock was given after the open, so the open's deletion pass measured logs
+    // sealed before it from time 0).
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let storage = Arc::new(MemoryStorage::new());
+    let now = Arc::new(AtomicU64::new(1_700_000_000_000));
+    let mut written = 0u64;
+    for round in 0..8u32 {
+        let mut o = options();
+        o.l0_compaction_trigger = 2;
+        o.change_retention = Some(ChangeRetention::age_ms(3_600_000));
+        let clock = now.clone();
+        o.clock = Clock::from_fn(move || clock.load(Ordering::SeqCst));
+        let db = open(&storage, o);
+        for i in 0..5u32 {
+            db.put(format!("k{i}").as_bytes(), format!("v{round}").as_bytes())
+                .unwrap();
+            written += 1;
+        }
+        db.flush().unwrap();
+        while db
+            .maintain(shaledb::db::Budget { bytes: 1 << 20 })
+            .unwrap()
+            .more
+        {}
+        now.fetch_add(300, Ordering::SeqCst);
+        let changes = all(&db, 1);
+        let ops: usize = changes.iter().map(|c| c.ops().count()).sum();
+        assert_eq!(
+            ops as u64, written,
+            "round {round}: every put is in the feed"
+        );
+        db.close().unwrap();
+    }
 }

@@ -5,6 +5,10 @@
 //! Checked: the database opens; its feed from the first batch (every log is retained) is dense,
 //! ends at the database's sequence number, and applied to an empty follower gives exactly the
 //! leader's contents; an acknowledged cursor survives; the cursor never passes the database.
+//!
+//! A second sweep holds retention by age to its word: rounds of open, writes, flush,
+//! compaction and close under an hour's retention (the clock moving minutes), faulted the same
+//! way; after any fault and reopen the feed from the first batch is still whole.
 #![allow(
     clippy::unwrap_used,
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
@@ -12,13 +16,15 @@
 
 mod fault_driver;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use fault_driver::After;
+use shaledb::db::Budget;
 use shaledb::storage::faulty::{Fault, FaultyStorage};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
-use shaledb::{Batch, ChangeRetention, Db, IterOptions, Options, WriteOptions};
+use shaledb::{Batch, ChangeRetention, Clock, Db, IterOptions, Options, WriteOptions};
 
 /// The sweep's options, with every change kept (the check reads the feed from 1).
 fn options() -> Options {
@@ -105,8 +111,8 @@ fn contents(db: &Db) -> Result<Contents, String> {
     Ok(out)
 }
 
-fn check(storage: &FaultyStorage, log: &Log) -> Result<(), String> {
-    let db = Db::open_storage(Arc::new(storage.clone()), options())
+fn check(storage: &FaultyStorage, log: &Log, options: Options) -> Result<(), String> {
+    let db = Db::open_storage(Arc::new(storage.clone()), options.clone())
         .map_err(|e| format!("the database does not open: {e}"))?;
     let cursor = db.change_cursor("fwd");
     if let Some(acked) = log.acked {
@@ -121,7 +127,8 @@ fn check(storage: &FaultyStorage, log: &Log) -> Result<(), String> {
             db.sequence()
         ));
     }
-    let mut follower_options = options();
+    let mut follower_options = options;
+    follower_options.change_retention = Some(ChangeRetention::bytes(u64::MAX));
     follower_options.follower = true;
     let follower = Db::open_storage(
         Arc::new(MemoryStorage::new()) as Arc<dyn Storage>,
@@ -166,7 +173,53 @@ fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
     let fired = storage.fault_fired();
     storage.reset_faults();
     after.apply(&storage);
-    check(&storage, &log)?;
+    check(&storage, &log, options())?;
+    Ok(fired)
+}
+
+/// An hour's retention by age, on a clock the test moves.
+fn keeping_an_hour(now: &Arc<AtomicU64>) -> Options {
+    let mut o = fault_driver::options();
+    o.change_retention = Some(ChangeRetention::age_ms(3_600_000));
+    let now = now.clone();
+    o.clock = Clock::from_fn(move || now.load(Ordering::SeqCst));
+    o
+}
+
+/// Rounds of open, writes (some synced), flush, compaction and close, a few minutes apart;
+/// stops at the first error.
+fn run_reopening(storage: &FaultyStorage, now: &Arc<AtomicU64>) {
+    for round in 0..5u32 {
+        let Ok(db) = Db::open_storage(Arc::new(storage.clone()), keeping_an_hour(now)) else {
+            return;
+        };
+        for i in 0..40u32 {
+            let key = format!("k{:03}", (round * 40 + i) % 97);
+            let sync = WriteOptions { sync: i % 13 == 0 };
+            if db.put_opt(key.as_bytes(), &value(i), sync).is_err() {
+                return;
+            }
+        }
+        let maintained = db.flush().and_then(|()| {
+            while db.maintain(Budget { bytes: 1 << 20 })?.more {}
+            Ok(())
+        });
+        if maintained.is_err() || db.close().is_err() {
+            return;
+        }
+        now.fetch_add(180_000, Ordering::SeqCst);
+    }
+}
+
+fn run_one_reopening(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
+    let storage = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+    let now = Arc::new(AtomicU64::new(1_700_000_000_000));
+    storage.arm(nth, fault);
+    run_reopening(&storage, &now);
+    let fired = storage.fault_fired();
+    storage.reset_faults();
+    after.apply(&storage);
+    check(&storage, &Log::default(), keeping_an_hour(&now))?;
     Ok(fired)
 }
 
@@ -174,5 +227,12 @@ fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
 fn every_fault_leaves_a_feed_that_rebuilds_the_database_and_a_cursor_that_held() {
     let faults = fault_driver::sweep(3, run_one);
     eprintln!("change feed fault sweep: {faults} faults injected");
+    assert!(faults > 10);
+}
+
+#[test]
+fn every_fault_leaves_what_retention_by_age_promises_readable_across_reopens() {
+    let faults = fault_driver::sweep(4, run_one_reopening);
+    eprintln!("retention by age fault sweep: {faults} faults injected");
     assert!(faults > 10);
 }

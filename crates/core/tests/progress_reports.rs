@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "tests: a failure is a failed test")]
 
 use shaledb::storage::std_fs::StdFsStorage;
-use shaledb::verify::verify_storage_with_progress;
+use shaledb::verify::{verify_storage_with, VerifyOptions};
 use shaledb::{CompactProgress, Db, Options};
 
 fn options() -> Options {
@@ -63,7 +63,8 @@ fn verification_reports_bytes_checked_up_to_the_total_of_tables_and_logs() {
     db.close().unwrap();
     let storage = StdFsStorage::open(dir.path()).unwrap();
     let mut reports = Vec::new();
-    let report = verify_storage_with_progress(&storage, &mut |p| reports.push(p)).unwrap();
+    let report =
+        verify_storage_with(&storage, VerifyOptions::default(), &mut |p| reports.push(p)).unwrap();
     assert!(report.is_ok());
     let checked: u64 = report
         .files

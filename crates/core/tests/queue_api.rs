@@ -12,7 +12,7 @@ use std::time::Duration;
 use shaledb::queue::{GroupStart, PushOptions, QueueOptions, ReserveOptions, WhenFull};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
-use shaledb::{Batch, Db, Error, Options, WriteOptions};
+use shaledb::{Batch, Clock, Db, Error, Options, WriteOptions};
 
 fn options() -> Options {
     let mut o = Options::default();
@@ -23,10 +23,11 @@ fn options() -> Options {
 
 /// A database with a clock the test moves.
 fn db_with_clock(storage: &Arc<MemoryStorage>) -> (Db, Arc<AtomicU64>) {
-    let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, options()).unwrap();
     let clock = Arc::new(AtomicU64::new(1_000_000));
     let c = clock.clone();
-    db.set_queue_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+    let mut o = options();
+    o.clock = Clock::from_fn(move || c.load(Ordering::SeqCst));
+    let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, o).unwrap();
     (db, clock)
 }
 
@@ -53,6 +54,49 @@ fn take_returns_items_in_push_order_and_peek_leaves_them() {
     assert_eq!(q.take(None).unwrap(), None);
     assert_eq!(q.stats().unwrap().items, 0);
     assert_eq!(db.queues().unwrap(), vec!["jobs".to_string()]);
+}
+
+#[test]
+fn a_reservation_its_holder_released_is_unknown_to_a_second_release_or_an_ack_even_after_reopen() {
+    // Issue 22: both gave LEASE_EXPIRED ("ran out or the item went back"), where README says an
+    // item already acked or released is UNKNOWN_RESERVATION.
+    let storage = Arc::new(MemoryStorage::new());
+    let (db, clock) = db_with_clock(&storage);
+    let q = db.queue("jobs", QueueOptions::default()).unwrap();
+    push(&q, b"one");
+    let lease = Some(Duration::from_secs(10));
+    let reserve = |q: &shaledb::queue::Queue| {
+        q.reserve(ReserveOptions { lease, wait: None })
+            .unwrap()
+            .unwrap()
+    };
+    let a = reserve(&q);
+    q.release(a.lease(), Some(Duration::from_secs(5))).unwrap();
+    let code = |r: shaledb::Result<()>| r.unwrap_err().code();
+    assert_eq!(code(q.release(a.lease(), None)), "UNKNOWN_RESERVATION");
+    assert_eq!(code(q.ack(a.lease())), "UNKNOWN_RESERVATION");
+    assert_eq!(
+        q.extend(a.lease(), Duration::from_secs(1))
+            .unwrap_err()
+            .code(),
+        "UNKNOWN_RESERVATION"
+    );
+    // The rule is stored with the item: it holds across a reopen.
+    drop(q);
+    db.close().unwrap();
+    let mut o = options();
+    let c = clock.clone();
+    o.clock = Clock::from_fn(move || c.load(Ordering::SeqCst));
+    let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, o).unwrap();
+    let q = db.queue("jobs", QueueOptions::default()).unwrap();
+    assert_eq!(code(q.ack(a.lease())), "UNKNOWN_RESERVATION");
+    // Its next delivery's lease runs out: that one is LEASE_EXPIRED.
+    clock.fetch_add(5_001, Ordering::SeqCst);
+    let b = reserve(&q);
+    assert_eq!(b.deliveries, 2);
+    clock.fetch_add(10_001, Ordering::SeqCst);
+    assert_eq!(code(q.ack(b.lease())), "LEASE_EXPIRED");
+    assert_eq!(code(q.release(b.lease(), None)), "LEASE_EXPIRED");
 }
 
 #[test]

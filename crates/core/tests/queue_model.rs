@@ -24,7 +24,7 @@ use proptest::prelude::*;
 use shaledb::queue::{GroupStart, Lease, PushOptions, Queue, QueueOptions, ReserveOptions};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
-use shaledb::{Batch, Db, Options, WriteOptions};
+use shaledb::{Batch, Clock, Db, Options, WriteOptions};
 
 const MAX_ITEMS: u64 = 12;
 
@@ -91,6 +91,8 @@ fn op() -> impl Strategy<Value = Op> {
 enum St {
     Leased(u64),
     Ready(u64),
+    /// Ready after its holder released it: that delivery's lease is unknown, not expired.
+    Released(u64),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -142,7 +144,7 @@ impl Model {
         loop {
             let first = (self.groups[g].pending.iter())
                 .filter_map(|(&id, &(d, s))| match s {
-                    St::Ready(at) if at <= now => Some((at, id, d)),
+                    St::Ready(at) | St::Released(at) if at <= now => Some((at, id, d)),
                     _ => None,
                 })
                 .min();
@@ -175,6 +177,7 @@ impl Model {
         match s {
             St::Leased(until) if until > self.now && d == lease.delivery => Ok((d, s)),
             _ if d < lease.delivery || d == 0 => Err("UNKNOWN_RESERVATION".into()),
+            St::Released(_) if d == lease.delivery => Err("UNKNOWN_RESERVATION".into()),
             _ => Err("LEASE_EXPIRED".into()),
         }
     }
@@ -231,9 +234,10 @@ impl Harness {
     }
 
     fn open(storage: &Arc<MemoryStorage>, clock: &Arc<AtomicU64>) -> (Db, Vec<Queue>) {
-        let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, options()).unwrap();
         let c = clock.clone();
-        db.set_queue_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+        let mut o = options();
+        o.clock = Clock::from_fn(move || c.load(Ordering::SeqCst));
+        let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, o).unwrap();
         let q = db.queue("q", queue_options()).unwrap();
         let g = q.group("g", GroupStart::Tail).unwrap();
         (db, vec![q, g])
@@ -379,7 +383,7 @@ impl Harness {
                     let at = m.now + u64::from(delay);
                     m.groups[group]
                         .pending
-                        .insert(lease.id, (dl, St::Ready(at)));
+                        .insert(lease.id, (dl, St::Released(at)));
                 });
                 assert_eq!(got, expect, "{op:?} {lease:?}");
             }

@@ -13,7 +13,7 @@ use shaledb::queue::{PushOptions, QueueOptions};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
 use shaledb::topic::{AppendOptions, From, NewRecord, ReadLimits, TopicOptions};
-use shaledb::{Batch, Db, Error, Options, WriteOptions};
+use shaledb::{Batch, Clock, Db, Error, Options, WriteOptions};
 
 fn options() -> Options {
     let mut o = Options::default();
@@ -34,10 +34,11 @@ fn values(records: &[shaledb::topic::Record]) -> Vec<String> {
 }
 
 fn db_with_clock(storage: &Arc<MemoryStorage>) -> (Db, Arc<AtomicU64>) {
-    let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, options()).unwrap();
     let clock = Arc::new(AtomicU64::new(5_000_000));
     let c = clock.clone();
-    db.set_queue_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+    let mut o = options();
+    o.clock = Clock::from_fn(move || c.load(Ordering::SeqCst));
+    let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, o).unwrap();
     (db, clock)
 }
 

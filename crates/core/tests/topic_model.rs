@@ -20,7 +20,7 @@ use shaledb::storage::Storage;
 use shaledb::topic::{
     AppendOptions, From, NewRecord, ReadLimits, Subscription, Topic, TopicOptions,
 };
-use shaledb::{Batch, Db, Error, Options, WriteOptions};
+use shaledb::{Batch, Clock, Db, Error, Options, WriteOptions};
 
 const MAX_RECORDS: u64 = 8;
 const GROUPS: [&str; 2] = ["a", "b"];
@@ -130,9 +130,10 @@ fn options() -> Options {
 }
 
 fn open(storage: &Arc<MemoryStorage>, clock: &Arc<AtomicU64>) -> (Db, Topic) {
-    let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, options()).unwrap();
     let c = clock.clone();
-    db.set_queue_clock(Arc::new(move || c.load(Ordering::SeqCst)));
+    let mut o = options();
+    o.clock = Clock::from_fn(move || c.load(Ordering::SeqCst));
+    let db = Db::open_storage(storage.clone() as Arc<dyn Storage>, o).unwrap();
     let t = db
         .topic(
             "t",

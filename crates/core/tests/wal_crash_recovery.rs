@@ -297,6 +297,29 @@ fn a_log_cut_inside_its_header_is_a_torn_tail_at_zero() {
 }
 
 #[test]
+fn a_log_whose_creation_was_cut_short_with_noise_in_its_unsynced_sectors_is_a_torn_tail_at_zero() {
+    // Found by the retention sweep of issue 22: a log whose header write failed, then a torn
+    // power loss zeroed the header and left noise further on; the database did not open
+    // (VERSION_UNSUPPORTED).
+    let s = faulty();
+    let f = s.open(&wal_file_name(1), OpenMode::Create).unwrap();
+    f.write_at(0, &[0u8; 16384]).unwrap();
+    f.write_at(9000, &[0x5a, 0xb7, 0x13, 0xff, 0x00, 0x42])
+        .unwrap();
+    let (r, got) = replay(&s).unwrap();
+    assert_eq!((r.end, got.len()), (WalEnd::TornTail { valid_up_to: 0 }, 0));
+}
+
+#[test]
+fn a_damaged_file_header_before_intact_records_is_corruption() {
+    let s = faulty();
+    write_log(&s, 5, Some(4));
+    let f = s.open(&wal_file_name(1), OpenMode::ReadWrite).unwrap();
+    f.write_at(0, &[0u8; 8]).unwrap();
+    assert!(replay(&s).is_err(), "the records after it were synced");
+}
+
+#[test]
 fn a_lost_unsynced_page_before_intact_records_is_a_torn_tail_not_corruption() {
     // Writeback reorders pages: a middle page of the unsynced tail can be lost while a later
     // one reached the disk. That is a torn tail; the synced batches are all there.

@@ -11,7 +11,7 @@ use shaledb::db::{Budget, Options};
 use shaledb::queue::{Lease, PushOptions, Queue};
 use shaledb::topic::Topic;
 use shaledb::{Batch, Db, Error, Keyspace, WriteOptions};
-use shaledb::{ChangeRetention, Changes};
+use shaledb::{ChangeRetention, Changes, Clock};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::{invalid, js_number, js_result, JsResult};
@@ -145,10 +145,11 @@ pub fn db_open(
         retention.bytes = (retain_bytes >= 0.0).then_some(retain_bytes as u64);
         options.change_retention = Some(retention);
     }
+    // wasm32 has no clock of its own: JavaScript's, from the first step of the open on
+    // (retention by age measures from it).
+    options.clock = Clock::from_fn(|| js_sys::Date::now() as u64);
     let db = js_result(Db::open_storage(Arc::new(JsStorage::new(host)), options))?;
     let default = db.default_keyspace();
-    // wasm32 has no clock of its own: leases, delays and expiry follow JavaScript's.
-    db.set_queue_clock(Arc::new(|| js_sys::Date::now() as u64));
     Ok(with(&DATABASES, |t| {
         t.insert(DbEntry {
             db,

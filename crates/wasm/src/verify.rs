@@ -4,7 +4,7 @@
 //! before it switches to them.
 
 use js_sys::{Array, Object, Reflect};
-use shaledb::verify::VerifyReport;
+use shaledb::verify::{verify_storage_with, VerifyOptions, VerifyReport};
 use wasm_bindgen::prelude::*;
 
 use crate::errors::{js_result, JsResult};
@@ -18,10 +18,13 @@ use crate::js_storage::{JsStorage, StorageHost};
 /// where `role` is `"current"`, `"manifest"`, `"table"` or `"wal"`, and `code` a stable error
 /// code (`"CORRUPTION"`, `"VERSION_UNSUPPORTED"`, ...). Throws (an `Error` with a `code`) when no
 /// verdict is possible: `NOT_FOUND` without `CURRENT`, `IO` when the storage fails.
+/// `complete_copy`: the files are an archive being imported ([`VerifyOptions::complete_copy`]).
 #[wasm_bindgen(js_name = verifyStorage)]
-pub fn verify_storage(host: StorageHost) -> JsResult<JsValue> {
+pub fn verify_storage(host: StorageHost, complete_copy: bool) -> JsResult<JsValue> {
     let storage = JsStorage::new(host);
-    let report = js_result(shaledb::verify::verify_storage(&storage))?;
+    let mut options = VerifyOptions::default();
+    options.complete_copy = complete_copy;
+    let report = js_result(verify_storage_with(&storage, options, &mut |_| {}))?;
     Ok(report_object(&report).into())
 }
 

@@ -84,7 +84,8 @@ export async function importDatabase(
   options?: { overwrite?: boolean },
 ): Promise<void> {
   checkDatabaseName(name);
-  const given = optionsObject(options);
+  // `debug`: a test hook, not public (below).
+  const given = optionsObject(options, ["overwrite", "debug"], "importDatabase options");
   const overwrite = option(given, "overwrite", "boolean", false);
   let blob: Blob;
   if (archive instanceof Blob) {

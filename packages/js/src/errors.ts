@@ -18,10 +18,10 @@
  * - `NOT_INITIALIZED`: `init()` has not completed (browser).
  * - `QUEUE_FULL`: a push met a queue's `maxItems` or `maxBytes` limit (`whenFull: "reject"`);
  *   nothing was pushed.
- * - `UNKNOWN_RESERVATION`: an ack, release or extend named no open reservation (never made,
- *   already acked or released).
- * - `LEASE_EXPIRED`: the reservation's lease ran out first; the item went back to the queue (or
- *   to another consumer).
+ * - `UNKNOWN_RESERVATION`: an ack, release or extend named no open reservation: never made,
+ *   already acked, or released by its holder (while the item waits to be delivered again).
+ * - `LEASE_EXPIRED`: the reservation's lease ran out first, or the item has been delivered again
+ *   since; it went back to the queue (or on to another consumer).
  * - `OFFSET_OUT_OF_RANGE`: a topic read or subscription asked for an offset below the first
  *   record the topic still holds (retention dropped it) or past the next one; `details.first`
  *   and `details.next` say where the log is now.

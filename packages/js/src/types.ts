@@ -181,7 +181,9 @@ export interface Database<K, V> extends Store<K, V>, AsyncDisposable {
   /**
    * The change feed from `since` on, in commit order, fetched in chunks; with `follow: true` it
    * then waits for new commits (of any caller, tab or worker) until `signal` aborts, the loop
-   * breaks or the database closes (see {@link SyncDatabase.changes}).
+   * breaks or the database closes while it waits (see {@link SyncDatabase.changes}). Options are
+   * checked on the first pull (a bad one rejects it); a pull once the database is closed, or a
+   * read without `follow` cut short by the close, rejects with `CLOSED`.
    */
   changes(options?: ChangesFollowOptions): AsyncIterableIterator<Change>;
   /** See {@link SyncDatabase.sequence}. */
@@ -252,8 +254,10 @@ export interface Queue<V> extends QueueRef<V> {
   /**
    * A worker loop: `for await (const job of queue.consume({ concurrency }))` reserves items
    * (waiting for them) and hands out up to `concurrency` jobs not yet acked or released. It
-   * ends when the loop breaks or `signal` aborts; jobs reserved but not handed out are then
-   * released, jobs handed out stay the caller's to ack or release.
+   * ends when the loop breaks, `signal` aborts or the database closes while it waits; jobs
+   * reserved but not handed out are then released, jobs handed out stay the caller's to ack or
+   * release. Options are checked on the first pull (a bad one rejects it); a pull once the
+   * database is closed rejects with `CLOSED`.
    */
   consume(options?: ConsumeOptions): AsyncIterableIterator<Job<V>>;
 }
@@ -274,8 +278,9 @@ export interface Topic<V, K = string> extends TopicRef<V, K> {
    * topic commits (from any caller of the database; in browsers from any tab). Pull-based: a
    * chunk (`options.chunk` records) is fetched only when the loop asks for more, so a slow
    * reader never makes anyone buffer. Breaking the loop, `options.signal` aborting or closing
-   * the database ends it; `OFFSET_OUT_OF_RANGE` rejects it if retention drops records it has
-   * not read yet.
+   * the database while it waits ends it; `OFFSET_OUT_OF_RANGE` rejects it if retention drops
+   * records it has not read yet. Options are checked on the first pull (a bad one rejects it);
+   * a pull once the database is closed rejects with `CLOSED`.
    */
   subscribe(options?: SubscribeOptions): AsyncIterableIterator<TopicRecord<V, K>>;
   commit(group: string, offset: number): Promise<void>;

@@ -2,8 +2,8 @@
 // round: export() gives a plain tar of the database directory (extracted here with the system's
 // tar), importDatabase() takes one (made here with the system's tar from a directory written by
 // native ShaleDB). The data set (test/fixtures/dataset.ts) leaves tables and a WAL tail in two
-// keyspaces. The exported files are byte for byte what is in the OPFS slot files after their
-// header.
+// keyspaces. An export is a checkpoint (everything in tables, an empty log): its tables are byte
+// for byte what is in the OPFS slot files after their header.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -118,10 +118,9 @@ it("a database written in the browser, exported, opens natively and in Node", as
       }
     };
     for (const op of wireOps) await apply(op);
-    const blob = await db.export(); // taken while open: tables and the log's tail
+    const blob = await db.export(); // taken while open: the log's tail goes into a table
     await db.close();
-    // Again, and closed right after (a close flushes a large memtable; this one is small), so
-    // that the slot files can be compared with it below.
+    // Again, and closed right after, so that the slot files can be compared with it below.
     const again = await shaledb.open("written-in-browser");
     const second = await again.export();
     await again.close();
@@ -141,7 +140,8 @@ it("a database written in the browser, exported, opens natively and in Node", as
   expect(names.some((n) => /^wal-\d+\.log$/.test(n))).toBe(true);
   expect(names).not.toContain("LOCK");
 
-  // The files of the second export are the slot files' contents after their header, byte for byte.
+  // The tables of the second export are the slot files' contents after their header, byte for
+  // byte (its manifest and empty log are the checkpoint's own).
   const secondTar = join(temp.path, "second.tar");
   writeFileSync(secondTar, Buffer.from(archive.second, "base64"));
   const secondOut = join(temp.path, "second");
@@ -164,8 +164,9 @@ it("a database written in the browser, exported, opens natively and in Node", as
     const name = header.current === undefined ? undefined : header.copies[header.current]?.name;
     if (name !== undefined) inSlots.set(name, slot.subarray(SLOT_HEADER_SIZE));
   }
-  expect([...inSlots.keys()].sort()).toEqual([...secondNames].sort());
-  for (const name of secondNames) {
+  const tables = secondNames.filter((n) => n.endsWith(".sst"));
+  expect(tables.length).toBeGreaterThan(0);
+  for (const name of tables) {
     expect(readFileSync(join(secondDir, name)).equals(inSlots.get(name) as Buffer), name).toBe(true);
   }
 

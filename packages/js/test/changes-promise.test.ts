@@ -153,6 +153,17 @@ describe.each(["own", "caller"] as const)("change feed (Promise API, engine thre
     }
   });
 
+  // Issue 22: a feed read after close ended silently, as if caught up (keys() and the sync API
+  // threw CLOSED): a forwarder loop would have believed it had caught up.
+  it("a feed pulled once the database is closed rejects with CLOSED, with or without follow", async () => {
+    const db = await open(freshPath("changes"), { engineThread });
+    await db.put("a", "1");
+    await db.close();
+    await expectRejects(db.changes({ since: 1 }).next(), "CLOSED");
+    await expectRejects(db.changes({ since: 1, follow: true }).next(), "CLOSED");
+    await expectRejects(db.keys().next(), "CLOSED");
+  });
+
   it("a follower applies changes (bytes and objects), skips re-applied ones, refuses gaps and writes", async () => {
     const leaderPath = freshPath("leader");
     const leader = await open(leaderPath, { engineThread });

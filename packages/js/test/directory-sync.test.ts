@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 import "../src/node.js";
-import { codedError } from "../src/node/node-lock.js";
+import { codedError } from "../src/engine/storage-host.js";
 import { NodeFsStorage } from "../src/node/node-storage.js";
 import { openDatabaseSync, type Environment } from "../src/engine/sync-database.js";
 

@@ -1,4 +1,4 @@
-// The test storage hosts (fixtures/memory-host, fixtures/faulty-host): numbered faults, Linux's
+// The test storage hosts (src/archive/memory-host, fixtures/faulty-host): numbered faults, Linux's
 // failed fsync, strict and random power losses, and process restarts (fork).
 import { describe, expect, it } from "vitest";
 

@@ -28,7 +28,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import { openSync, type SyncDatabase } from "shaledb";
 
-import { codedError, type LinkFn } from "../src/node/node-lock.js";
+import { type LinkFn } from "../src/node/node-lock.js";
+import { codedError } from "../src/engine/storage-host.js";
 import { NodeFsStorage } from "../src/node/node-storage.js";
 import { openOnHost } from "./fixtures/host-database.js";
 import { BUILD_TIMEOUT_MS, buildNative } from "./fixtures/processes.js";

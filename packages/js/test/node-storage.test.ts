@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-import { codedError } from "../src/node/node-lock.js";
+import { codedError } from "../src/engine/storage-host.js";
 import { NodeFsStorage } from "../src/node/node-storage.js";
 import { OpenMode } from "../src/engine/storage-host.js";
 

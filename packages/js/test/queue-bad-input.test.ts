@@ -149,10 +149,14 @@ describe("queue arguments, Promise API", () => {
     expect(await db.queues()).toEqual(["jobs"]);
   });
 
-  it("consume checks its options at once", () => {
-    expectCode(() => q.consume({ concurrency: 0 }), "INVALID_ARGUMENT");
-    expectCode(() => q.consume({ signal: {} as AbortSignal }), "INVALID_ARGUMENT");
-    expectCode(() => q.consume(null as unknown as undefined), "INVALID_ARGUMENT");
+  // Issue 22: consume(), subscribe() and changes() threw at the call, where every other
+  // Promise-API method rejects.
+  it("consume checks its options on the first pull, which rejects", async () => {
+    await expectRejects(q.consume({ concurrency: 0 }).next(), "INVALID_ARGUMENT");
+    await expectRejects(q.consume({ signal: {} as AbortSignal }).next(), "INVALID_ARGUMENT");
+    const jobs = q.consume(null as unknown as undefined);
+    await expectRejects(jobs.next(), "INVALID_ARGUMENT");
+    expect(await jobs.next()).toEqual({ done: true, value: undefined });
   });
 
   it("closes", async () => {

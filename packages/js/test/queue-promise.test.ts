@@ -44,6 +44,18 @@ describe.each(["own", "caller"] as const)("queues (Promise API, engine thread: %
       expect(await db.queues()).toEqual(["jobs"]);
     }));
 
+  // Issue 22: a second release, or an ack after a release, was LEASE_EXPIRED.
+  it("a reservation its holder released is UNKNOWN_RESERVATION to a second release, an ack or an extend", () =>
+    withDb(async (db) => {
+      const q = await db.queue("jobs");
+      await q.push("a");
+      const a = await q.reserve({ leaseMs: 60_000 });
+      await q.release(a!, { delayMs: 60_000 });
+      await expectRejects(q.release(a!), "UNKNOWN_RESERVATION");
+      await expectRejects(q.ack(a!), "UNKNOWN_RESERVATION");
+      await expectRejects(q.extend(a!, 1_000), "UNKNOWN_RESERVATION");
+    }));
+
   it("a wait is woken by a push of another caller, not by polling", () =>
     withDb(async (db) => {
       const q = await db.queue("jobs");
@@ -97,6 +109,8 @@ describe.each(["own", "caller"] as const)("queues (Promise API, engine thread: %
     await db.close();
     expect(await waiting).toBeUndefined();
     expect(Date.now() - t0).toBeLessThan(5_000);
+    // Issue 22: a consume loop started once the database is closed is CLOSED, not an empty queue.
+    await expectRejects(q.consume().next(), "CLOSED");
   });
 
   it("reservations open at close are delivered again after reopen", async () => {

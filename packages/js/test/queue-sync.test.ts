@@ -64,6 +64,20 @@ describe("queues (synchronous API)", () => {
     }),
   );
 
+  // Issue 22: a second release, or an ack after a release, was LEASE_EXPIRED.
+  it(
+    "a reservation its holder released is UNKNOWN_RESERVATION to a second release, an ack or an extend",
+    withDb(async (db) => {
+      const q = db.queue("jobs");
+      q.push("a");
+      const a = q.reserve({ leaseMs: 60_000 });
+      q.release(a!, { delayMs: 60_000 });
+      expectCode(() => q.release(a!), "UNKNOWN_RESERVATION");
+      expectCode(() => q.ack(a!), "UNKNOWN_RESERVATION");
+      expectCode(() => q.extend(a!, 1_000), "UNKNOWN_RESERVATION");
+    }),
+  );
+
   it("reservations open when the database closed are delivered again after reopen", async () => {
     const path = freshPath("queue");
     let db = openSync(path);

@@ -132,6 +132,8 @@ describe.each(["own", "caller"] as const)("topics (Promise API, engine thread: %
     await db.close();
     expect((await closed).map((r) => r.value)).toEqual(["x"]);
     expect(Date.now() - t0).toBeLessThan(5_000);
+    // Issue 22: a loop started once the database is closed is CLOSED, not an empty topic.
+    await expectRejects(t.subscribe({ from: "earliest" }).next(), "CLOSED");
   });
 
   it("a consumer commits its offset atomically with its output; appends join batches and transactions", () =>

@@ -7,7 +7,8 @@
 //! files (and, from the tar reader, bad checksums and truncation).
 //!
 //! Files are extracted into a temporary directory beside `dir`, which becomes `dir` when the
-//! whole archive is in; then the database is verified (`verify`'s checks).
+//! whole archive is in; then the database is verified (`verify`'s checks, by the rules of a
+//! complete copy: a log damaged anywhere but in a zeroed tail is a problem).
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -15,7 +16,7 @@ use std::io::BufReader;
 use std::path::{Component, Path};
 
 use shaledb::storage::std_fs::StdFsStorage;
-use shaledb::verify::verify_storage;
+use shaledb::verify::{verify_storage_with, VerifyOptions};
 use tar::EntryType;
 
 use crate::commands::checkpoint::ensure_empty;
@@ -131,7 +132,8 @@ pub fn run(file: &Path, dir: &Path) -> Result<u8> {
     std::fs::rename(&staged, dir)
         .io_context(|| format!("moving the files to {}", dir.display()))?;
     let storage = StdFsStorage::open(dir).context(|| format!("opening {}", dir.display()))?;
-    let report = verify_storage(&storage).context(|| format!("verifying {}", dir.display()))?;
+    let report = verify_storage_with(&storage, VerifyOptions::complete_copy(), &mut |_| {})
+        .context(|| format!("verifying {}", dir.display()))?;
     let mut out = Out::new();
     out.line(&format!(
         "imported {} files ({bytes} bytes) into {}: {}",
@@ -140,9 +142,11 @@ pub fn run(file: &Path, dir: &Path) -> Result<u8> {
         if report.is_ok() {
             "verified, intact".to_owned()
         } else {
+            let first = report.problems.first().map(ToString::to_string);
             format!(
-                "DAMAGED, {} problems (run shaledb verify)",
-                report.problems.len()
+                "DAMAGED, {} problems; the first: {}",
+                report.problems.len(),
+                first.unwrap_or_default()
             )
         }
     ))?;

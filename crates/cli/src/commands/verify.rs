@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use shaledb::verify::verify_storage_with_progress;
+use shaledb::verify::{verify_storage_with, VerifyOptions};
 
 use crate::error::{DbContext, Result, EXIT_NO};
 use crate::open;
@@ -17,7 +17,7 @@ use crate::progress;
 pub fn run(dir: &Path, json: bool) -> Result<u8> {
     let storage = open::storage(dir)?;
     let bar = progress::bar(0, "verifying", "bytes");
-    let report = verify_storage_with_progress(&storage, &mut |p| {
+    let report = verify_storage_with(&storage, VerifyOptions::default(), &mut |p| {
         bar.set_length(p.bytes_total);
         bar.set_position(p.bytes_done);
     })

@@ -25,7 +25,7 @@ mod background;
 pub(crate) mod catalog;
 pub(crate) mod changes;
 mod checkpoint;
-pub(crate) mod clock;
+mod clock;
 pub(crate) mod core;
 pub(crate) mod deferred;
 mod iterator;
@@ -49,6 +49,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 pub use changes::{Applied, Change, ChangeOp, Changes};
+pub use clock::Clock;
 pub use iterator::DbIterator;
 pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
 pub use maintain::CompactProgress;

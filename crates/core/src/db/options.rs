@@ -2,6 +2,7 @@
 
 use std::ops::Bound;
 
+use crate::db::clock::Clock;
 use crate::write::wal::WalOptions;
 
 /// How a database is opened and tuned. `Default` suits a service on an SSD.
@@ -70,6 +71,10 @@ pub struct Options {
     /// [`crate::Error::ReadOnly`]; there is no background thread. A missing database is
     /// `NotFound`.
     pub read_only: bool,
+    /// The wall clock (default [`Clock::system`]): queue leases, delays and expiry, topic
+    /// append times, batch commit times and age-based change retention follow it from the
+    /// open on. WebAssembly hosts give theirs ([`Clock::from_fn`]); tests move time with it.
+    pub clock: Clock,
 }
 
 /// How long committed batches stay available to the change feed after their flush
@@ -131,6 +136,7 @@ impl Default for Options {
             change_retention: None,
             follower: false,
             read_only: false,
+            clock: Clock::system(),
         }
     }
 }

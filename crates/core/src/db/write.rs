@@ -95,7 +95,7 @@ impl DbInner {
         if batch.is_empty() || batch.annotated() || !(stamp || meta.is_some()) {
             return Ok(());
         }
-        let time = stamp.then(|| self.layer(crate::db::clock::Clock::system).now());
+        let time = stamp.then(|| self.options.clock.now_ms());
         batch.annotate(time, meta)
     }
 
@@ -192,7 +192,7 @@ impl DbInner {
             self.changes.logs.created(number, last_seq + 1);
             self.changes
                 .logs
-                .sealed(old_wal, self.layer(crate::db::clock::Clock::system).now());
+                .sealed(old_wal, self.options.clock.now_ms());
             st.imms.push(Immutable {
                 mem: view.mem.clone(),
                 wal: old_wal,

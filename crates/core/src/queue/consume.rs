@@ -113,6 +113,7 @@ impl Tx<'_> {
                     deliveries: 0,
                     state: PendingState::Ready(header.visible_at),
                     size: u32::try_from(value.len()).unwrap_or(u32::MAX),
+                    released: false,
                 };
                 self.set_pending(group, id, Some(delayed))?;
             } else {
@@ -161,12 +162,16 @@ impl Tx<'_> {
             deliveries,
             state: PendingState::Leased(until),
             size: candidate.size(),
+            released: false,
         };
         self.set_pending(group, candidate.id, Some(entry))?;
         Ok(candidate.into_item(deliveries, Some(until)))
     }
 
-    /// The pending entry `lease` names, if `group` holds that lease now.
+    /// The pending entry `lease` names, if `group` holds that lease now. Otherwise
+    /// `UnknownReservation` when that delivery never was or was finished by its holder (acked,
+    /// or released and not delivered again since), `LeaseExpired` when its lease ran out (or
+    /// the item was delivered again since).
     pub(crate) fn held(&mut self, group: &str, lease: Lease) -> Result<Pending> {
         let p = self.group(group)?.pending.get(&lease.id).copied();
         let Some(p) = p else {
@@ -179,8 +184,12 @@ impl Tx<'_> {
             PendingState::Leased(until) if until > self.now && p.deliveries == lease.delivery => {
                 Ok(p)
             }
-            // Never delivered (delayed) or released before any delivery named by the lease.
-            _ if p.deliveries < lease.delivery || p.deliveries == 0 => {
+            // Never delivered (delayed), released before any delivery named by the lease, or
+            // that very delivery released by its holder.
+            _ if p.deliveries < lease.delivery
+                || p.deliveries == 0
+                || (p.released && p.deliveries == lease.delivery) =>
+            {
                 Err(Error::UnknownReservation {
                     queue: self.name.to_owned(),
                     id: lease.id,
@@ -204,6 +213,7 @@ impl Tx<'_> {
         let p = self.held(group, lease)?;
         let back = Pending {
             state: PendingState::Ready(self.now.saturating_add(delay_ms)),
+            released: true,
             ..p
         };
         self.set_pending(group, lease.id, Some(back))?;

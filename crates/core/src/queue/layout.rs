@@ -179,6 +179,9 @@ pub(crate) struct Pending {
     pub state: PendingState,
     /// Bytes of the item's value (for the counters when it goes).
     pub size: u32,
+    /// The last delivery ended by its holder's release (so that delivery's reservation is
+    /// finished, not expired); only with [`PendingState::Ready`].
+    pub released: bool,
 }
 
 impl Pending {
@@ -188,6 +191,7 @@ impl Pending {
         out[1..5].copy_from_slice(&self.deliveries.to_le_bytes());
         let (tag, time) = match self.state {
             PendingState::Leased(t) => (0, t),
+            PendingState::Ready(t) if self.released => (2, t),
             PendingState::Ready(t) => (1, t),
         };
         out[5] = tag;
@@ -203,13 +207,14 @@ impl Pending {
         let time = r.u64()?;
         let state = match tag {
             0 => PendingState::Leased(time),
-            1 => PendingState::Ready(time),
+            1 | 2 => PendingState::Ready(time),
             t => return Err(r.damaged(format!("unknown state {t}"))),
         };
         Ok(Pending {
             deliveries,
             state,
             size: r.u32()?,
+            released: tag == 2,
         })
     }
 }
@@ -355,8 +360,16 @@ mod tests {
             deliveries: 2,
             state: PendingState::Leased(123),
             size: 5,
+            released: false,
         };
         assert_eq!(Pending::decode(&p.encode(), "q").unwrap(), p);
+        let released = Pending {
+            state: PendingState::Ready(456),
+            released: true,
+            ..p
+        };
+        assert_eq!(released.encode()[5], 2);
+        assert_eq!(Pending::decode(&released.encode(), "q").unwrap(), released);
         let h = ItemHeader {
             pushed_at: 1,
             visible_at: 2,

@@ -111,15 +111,6 @@ impl Db {
         }
         Ok(true)
     }
-
-    /// Replaces the clock of queues (leases, delays, expiry), topics (append times) and the
-    /// change feed (batch times, retention by age), in
-    /// milliseconds since the Unix epoch. For the WebAssembly bindings (wasm32 has no clock)
-    /// and for tests.
-    #[doc(hidden)]
-    pub fn set_queue_clock(&self, clock: Arc<dyn Fn() -> u64 + Send + Sync>) {
-        self.inner.layer(crate::db::clock::Clock::system).set(clock);
-    }
 }
 
 /// Opens queue `name` of `db`: with `Some(options)` creating it or replacing its options; with

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::db::clock::Clock;
 use crate::db::core::DbInner;
+use crate::db::Clock;
 use crate::queue::state::State;
 
 /// One queue's state, shared by its handles.
@@ -34,13 +34,13 @@ impl Shared {
 /// The queues of a database.
 pub(crate) struct Registry {
     pub queues: Mutex<HashMap<String, Arc<Shared>>>,
-    clock: Arc<Clock>,
+    clock: Clock,
 }
 
 impl Registry {
     /// The registry of `db`, made on first use.
     pub(crate) fn of(db: &Arc<DbInner>) -> Arc<Registry> {
-        let clock = db.layer(Clock::system);
+        let clock = db.options.clock.clone();
         db.layer(|| Registry {
             queues: Mutex::new(HashMap::new()),
             clock,
@@ -49,7 +49,7 @@ impl Registry {
 
     /// Milliseconds since the Unix epoch, by the database's clock.
     pub(crate) fn now(&self) -> u64 {
-        self.clock.now()
+        self.clock.now_ms()
     }
 
     pub(crate) fn queues(&self) -> MutexGuard<'_, HashMap<String, Arc<Shared>>> {

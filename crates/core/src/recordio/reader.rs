@@ -366,6 +366,17 @@ impl Reader {
     /// `UnknownCompression`, `Corruption` (header too short).
     pub fn open(file: FileHandle, options: ReaderOptions) -> Result<Reader> {
         let (version, compression) = read_file_header(&file)?;
+        Reader::assuming(file, version, compression, options)
+    }
+
+    /// Opens `file` as a file of `version` and `compression` without reading its file header
+    /// (for a file whose header is damaged, to look for intact records after it).
+    pub fn assuming(
+        file: FileHandle,
+        version: Version,
+        compression: Compression,
+        options: ReaderOptions,
+    ) -> Result<Reader> {
         let size = file.size()?;
         Ok(Reader {
             src: Source {

@@ -41,7 +41,7 @@ impl DeferredWrites for TopicOps {
 
     fn commit(&self, batch: WriteBatch, commit: &mut CommitFn<'_>) -> Result<Vec<(usize, u64)>> {
         let topics: Vec<&Topic> = self.ops.iter().map(|(_, t, _)| t).collect();
-        let now = topics.first().map_or(0, |t| t.registry.clock.now());
+        let now = topics.first().map_or(0, |t| t.registry.clock.now_ms());
         locked::run(&topics, batch, commit, |ts, batch| {
             let mut ids = Vec::new();
             for (index, topic, op) in &self.ops {

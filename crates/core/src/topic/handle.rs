@@ -68,7 +68,7 @@ impl Topic {
             self.db.inner.check_value(&r.value)?;
         }
         let db = &self.db.inner;
-        let now = self.registry.clock.now();
+        let now = self.registry.clock.now_ms();
         let mut commit = |b| db.write(b, options.sync).map(|_| ());
         locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
             append::append(ts[0].state, &self.ks, records, now, batch)
@@ -192,7 +192,7 @@ impl Topic {
 
     /// Drops the records past a retention limit now (appends do it too).
     pub fn apply_retention(&self) -> Result<()> {
-        let now = self.registry.clock.now();
+        let now = self.registry.clock.now_ms();
         let db = &self.db.inner;
         let mut commit = |b| db.write(b, false).map(|_| ());
         locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {

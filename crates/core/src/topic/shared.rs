@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::db::clock::Clock;
 use crate::db::core::DbInner;
+use crate::db::Clock;
 use crate::db::{IterOptions, Keyspace};
 use crate::topic::layout::{self, Counters};
 use crate::topic::options::TopicOptions;
@@ -85,12 +85,12 @@ impl Shared {
 /// The topics of a database.
 pub(crate) struct Registry {
     pub topics: Mutex<HashMap<String, Arc<Shared>>>,
-    pub clock: Arc<Clock>,
+    pub clock: Clock,
 }
 
 impl Registry {
     pub(crate) fn of(db: &Arc<DbInner>) -> Arc<Registry> {
-        let clock = db.layer(Clock::system);
+        let clock = db.options.clock.clone();
         db.layer(|| Registry {
             topics: Mutex::new(HashMap::new()),
             clock,

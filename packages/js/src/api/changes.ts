@@ -3,23 +3,27 @@
  * `CHANGES_CHUNK` changes or about `CHANGES_CHUNK_BYTES` per request). Without `follow` it ends
  * at the last change committed when a read comes back empty; with `follow` that read waits on
  * the server (no polling) for the next commit. It ends when the loop breaks (`return()`),
- * `signal` aborts (the wait under way is cancelled), or the database closes.
+ * `signal` aborts (the wait under way is cancelled), or — `follow` only — the database closes
+ * while it waits (how a process shuts its loops down). A pull on a closed database, and a read
+ * without `follow` that the close cuts short (which could not be told from having caught up),
+ * reject with `CLOSED`. Options are checked on the first pull (`./first-pull.ts`).
  *
  * @module
  */
 import { CHANGES_CHUNK, CHANGES_CHUNK_BYTES, changesOptions } from "../arguments/change-options.js";
 import { decodeChanges } from "../encoding/changes.js";
-import { ShaleError } from "../errors.js";
+import { ShaleError, closedError } from "../errors.js";
 import type { Transport } from "../transport/transport.js";
 import type { Change } from "../types.js";
+import { onFirstPull } from "./first-pull.js";
 import type { Waits } from "./queue.js";
 
 /** How long one read waits on the server before the feed asks again. */
 const WAIT_MS = 60_000;
 
-/** The feed (see the module notes); a bad option is `INVALID_ARGUMENT`, thrown here. */
+/** The feed (see the module notes); a bad option is `INVALID_ARGUMENT`, rejecting the first pull. */
 export function changeFeed(transport: Transport, waits: Waits, options: unknown): AsyncIterableIterator<Change> {
-  return new ChangeFeed(transport, waits, changesOptions(options, true));
+  return onFirstPull(() => new ChangeFeed(transport, waits, changesOptions(options, true)));
 }
 
 class ChangeFeed implements AsyncIterableIterator<Change> {
@@ -54,6 +58,10 @@ class ChangeFeed implements AsyncIterableIterator<Change> {
   }
 
   async next(): Promise<IteratorResult<Change>> {
+    if (!this.#ended && this.#transport.closed) {
+      this.#stop();
+      throw closedError("the database");
+    }
     while (!this.#ended && this.#left > 0) {
       const change = this.#buffer.shift();
       if (change !== undefined) {
@@ -97,8 +105,8 @@ class ChangeFeed implements AsyncIterableIterator<Change> {
       const bytes = await Promise.race([request, stopped]);
       return bytes === undefined || this.#ended ? undefined : decodeChanges(bytes);
     } catch (error) {
-      if (error instanceof ShaleError && error.code === "CLOSED") {
-        return undefined;
+      if (this.#follow && error instanceof ShaleError && error.code === "CLOSED") {
+        return undefined; // a waiting feed ends at close
       }
       throw error;
     } finally {

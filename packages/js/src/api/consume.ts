@@ -2,24 +2,29 @@
  * `queue.consume()`: a worker loop over reservations. It reserves up to `concurrency` items at
  * a time (waiting for them on the server, no polling), hands them out one by one as jobs while
  * fewer than `concurrency` are out (handed out, not yet acked or released), and ends when the
- * loop breaks (`return()`), `signal` aborts, or the database closes. On its end, items reserved
- * and not handed out are released at once; jobs handed out stay the caller's.
+ * loop breaks (`return()`), `signal` aborts, or the database closes while it waits (how a
+ * process shuts its loops down); a pull on a closed database rejects with `CLOSED`. On its end,
+ * items reserved and not handed out are released at once; jobs handed out stay the caller's.
+ * Options are checked on the first pull (`./first-pull.ts`).
  *
  * @module
  */
 import { consumeOptions } from "../arguments/queue-options.js";
-import { ShaleError } from "../errors.js";
+import { ShaleError, closedError } from "../errors.js";
 import { READ_RESERVE } from "../engine/queue.js";
 import type { ConsumeOptions, Job, QueueItem, ReleaseOptions } from "../types.js";
+import { onFirstPull } from "./first-pull.js";
 import type { PromiseQueue } from "./queue.js";
 
 /** How long one reservation waits on the server before the loop asks again. */
 const WAIT_MS = 60_000;
 
-/** The jobs of `queue` (see the module notes); a bad option is `INVALID_ARGUMENT`, thrown here. */
+/** The jobs of `queue` (see the module notes); a bad option is `INVALID_ARGUMENT`, rejecting the first pull. */
 export function consumeJobs(queue: PromiseQueue, options: ConsumeOptions | undefined): AsyncIterableIterator<Job<unknown>> {
-  const { concurrency, leaseMs, signal } = consumeOptions(options);
-  return new Consumer(queue, concurrency, leaseMs, signal);
+  return onFirstPull(() => {
+    const { concurrency, leaseMs, signal } = consumeOptions(options);
+    return new Consumer(queue, concurrency, leaseMs, signal);
+  });
 }
 
 class Consumer implements AsyncIterableIterator<Job<unknown>> {
@@ -51,6 +56,10 @@ class Consumer implements AsyncIterableIterator<Job<unknown>> {
   }
 
   async next(): Promise<IteratorResult<Job<unknown>>> {
+    if (!this.#ended && this.#queue.transport.closed) {
+      this.#stop();
+      throw closedError("the database");
+    }
     while (!this.#ended) {
       if (this.#out >= this.#concurrency) {
         await new Promise<void>((resolve) => {

@@ -47,7 +47,7 @@ import type {
 } from "../types.js";
 import { PromiseBatch } from "./batch.js";
 import { changeFeed } from "./changes.js";
-import { applyChangeArguments, cursorName, metaOption, seqArgument } from "../arguments/change-options.js";
+import { applyChangeArguments, batchOptions, cursorName, seqArgument } from "../arguments/change-options.js";
 import { settle } from "./settle.js";
 import { PromiseSnapshot } from "./snapshot.js";
 import { PromiseStore, storeOf } from "./store.js";
@@ -152,9 +152,8 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
         }
         return packing;
       };
-      const meta = metaOption(options);
+      const { sync, meta } = batchOptions(options);
       const packed = packOperations((keyspace) => storeOf(this, keyspace), operations, queueOf, topicOf, meta);
-      const sync = syncOption(options);
       if (packed.count === 0) {
         return this.transport.closed ? Promise.reject(closedError("the database")) : Promise.resolve([]);
       }

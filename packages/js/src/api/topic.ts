@@ -19,6 +19,7 @@ import {
   subscribeArguments,
   topicGroup,
   type WireFrom,
+  appendOptions,
 } from "../arguments/topic-options.js";
 import type { Codec } from "../encoding/codec.js";
 import { closedError } from "../errors.js";
@@ -34,7 +35,7 @@ import type {
   TopicStats,
   WriteOptions,
 } from "../types.js";
-import { optionsObject } from "../arguments/checks.js";
+import { onFirstPull } from "./first-pull.js";
 import type { Waits } from "./queue.js";
 import { settle } from "./settle.js";
 
@@ -57,9 +58,8 @@ export class PromiseTopic implements Topic<unknown, unknown> {
 
   append(value: unknown, options?: AppendOptions<unknown>): Promise<number> {
     return settle(() => {
-      const sync = syncOption(options);
-      const o = optionsObject(options);
-      const packed = this.packRecord(value, o["key"], o["headers"], "value");
+      const { sync, key, headers } = appendOptions(options);
+      const packed = this.packRecord(value, key, headers, "value");
       return this.transport.request("topicAppend", [this.name, packed, sync]).then((offsets) => offsets[0] as number);
     });
   }
@@ -91,8 +91,10 @@ export class PromiseTopic implements Topic<unknown, unknown> {
   }
 
   subscribe(options?: SubscribeOptions): AsyncIterableIterator<AnyRecord> {
-    const { from, chunk, signal } = subscribeArguments(options, true);
-    return subscription(this, from, chunk, signal);
+    return onFirstPull(() => {
+      const { from, chunk, signal } = subscribeArguments(options, true);
+      return subscription(this, from, chunk, signal);
+    });
   }
 
   commit(group: string, offset: number): Promise<void> {
@@ -122,8 +124,10 @@ export class PromiseTopic implements Topic<unknown, unknown> {
  * The async iterator of `topic.subscribe`: the start resolved once (on the first pull), then
  * one waiting read per chunk, from the offset after the last record handed out. It ends when
  * the loop breaks (`return`), `signal` aborts (a wait in progress is cancelled) or the database
- * closes; a read's error (the topic deleted, `OFFSET_OUT_OF_RANGE` once retention passed the
- * position) rejects the pull and ends it.
+ * closes while it waits (how a process shuts its loops down); a pull on a closed database
+ * rejects with `CLOSED`, and a read's error (the topic deleted, `OFFSET_OUT_OF_RANGE` once
+ * retention passed the position) rejects the pull and ends it. Options are checked on the first
+ * pull (`./first-pull.ts`).
  */
 function subscription(
   topic: PromiseTopic,
@@ -154,6 +158,10 @@ function subscription(
   signal?.addEventListener("abort", onAbort);
   const pull = async (): Promise<IteratorResult<AnyRecord>> => {
     if (signal?.aborted === true) return finish();
+    if (!done && topic.transport.closed) {
+      finish();
+      throw closedError("the database");
+    }
     while (!done) {
       if (at < buffer.length) {
         const record = buffer[at++] as AnyRecord;

@@ -10,8 +10,7 @@ import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, Transaction,
 import { leaseArgument, pushOptions } from "../arguments/queue-options.js";
 import { PromiseQueue } from "./queue.js";
 import { PromiseTopic } from "./topic.js";
-import { offsetArgument, topicGroup } from "../arguments/topic-options.js";
-import { optionsObject } from "../arguments/checks.js";
+import { appendOptions, offsetArgument, topicGroup } from "../arguments/topic-options.js";
 import { settle } from "./settle.js";
 import { forgetTracking, track, untrack, type Held } from "./server-resources.js";
 import { storeOf, type PromiseStore } from "./store.js";
@@ -74,8 +73,8 @@ export class PromiseTransaction implements Transaction<unknown, unknown> {
   /** Queues the append on the server; a failure there makes the commit fail with it. */
   append(topic: unknown, value: unknown, options?: { key?: unknown; headers?: unknown }): void {
     const t = this.#topic(topic);
-    const o = optionsObject(options);
-    const record = t.packRecord(value, o["key"], o["headers"], "value");
+    const { key, headers } = appendOptions(options, true);
+    const record = t.packRecord(value, key, headers, "value");
     t.transport.request("txAppend", [this.id, t.name, record], this.server).catch(() => undefined);
   }
 

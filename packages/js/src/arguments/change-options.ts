@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { describe, optionsObject, wellFormedString } from "./checks.js";
+import { OPTION_NAMES, describe, optionsObject, syncOf, wellFormedString } from "./checks.js";
 import { queueName, wholeNumber } from "./queue-options.js";
 import { invalidArgument } from "../errors.js";
 
@@ -39,7 +39,7 @@ export interface CheckedChangesOptions {
 
 /** The options of `changes()`; `canFollow`: the Promise API (it takes `follow` and `signal`). */
 export function changesOptions(options: unknown, canFollow: boolean): CheckedChangesOptions {
-  const o = optionsObject(options);
+  const o = optionsObject(options, ["since", "limit", "follow", "signal"]);
   const since = o["since"] === undefined ? 1 : seqArgument(o["since"], "options.since");
   const limit = o["limit"] === undefined ? Infinity : wholeNumber(o["limit"], "options.limit", 1);
   const follow = o["follow"];
@@ -56,9 +56,14 @@ export function changesOptions(options: unknown, canFollow: boolean): CheckedCha
   return { since, limit, follow: follow === true, signal: signal as AbortSignal | undefined };
 }
 
-/** The `meta` of a batch's options as bytes (strings UTF-8 encoded), or `undefined` for none. */
-export function metaOption(options: unknown): Uint8Array | undefined {
-  const meta = optionsObject(options)["meta"];
+/** The options of an array batch: `sync`, and `meta` as bytes (strings UTF-8 encoded; `undefined` for none). */
+export function batchOptions(options: unknown): { sync: boolean; meta: Uint8Array | undefined } {
+  const o = optionsObject(options, OPTION_NAMES.batch);
+  return { sync: syncOf(o), meta: metaBytes(o["meta"]) };
+}
+
+/** A batch's `meta` as bytes, or `undefined` for none. */
+function metaBytes(meta: unknown): Uint8Array | undefined {
   if (meta === undefined) {
     return undefined;
   }
@@ -86,7 +91,7 @@ export function applyChangeArguments(change: unknown, options: unknown): { bytes
   if (!(bytes instanceof Uint8Array)) {
     throw invalidArgument(`applyChanges needs a change or its bytes (a Uint8Array), got ${describe(change)}`);
   }
-  const o = optionsObject(options);
+  const o = optionsObject(options, ["expectedSeq"]);
   const expected = o["expectedSeq"] === undefined ? -1 : wholeNumber(o["expectedSeq"], "options.expectedSeq", 1);
   return { bytes, expected };
 }
@@ -103,7 +108,7 @@ export function retentionOption(value: unknown): CheckedRetention {
   if (value === undefined) {
     return { retain: false, retainMs: -1, retainBytes: -1 };
   }
-  const o = optionsObject(value, "options.changes");
+  const o = optionsObject(value, ["retainMs", "retainBytes"], "options.changes");
   const ms = o["retainMs"];
   const bytes = o["retainBytes"];
   return {

@@ -5,7 +5,9 @@
  * accepts, or throws `INVALID_ARGUMENT` naming what was wrong.
  *
  * Rules shared by every method:
- * - An options argument is an object or absent (`undefined`); `null` is INVALID_ARGUMENT.
+ * - An options argument is an object or absent (`undefined`); `null` is INVALID_ARGUMENT, and so
+ *   is a name that is not one of the method's options (a typo, `delay` for `delayMs`, would
+ *   otherwise be a silent default).
  * - A keyspace argument is absent (the default keyspace) or a keyspace object of the same
  *   database; the identity check belongs to each environment (`storeOf`).
  * - Strings that become bytes (utf8 keys and values, keyspace names, paths) must be well-formed
@@ -27,16 +29,41 @@ export function describe(value: unknown): string {
   return typeof value;
 }
 
-/** `options` as a record: absent is `{}`; anything but an object is INVALID_ARGUMENT. */
-export function optionsObject(options: unknown, what = "options"): Readonly<Record<string, unknown>> {
+/**
+ * `options` as a record: absent is `{}`; anything but an object is INVALID_ARGUMENT, and so is
+ * an own property not named in `known` (the method's options), naming it and the options there
+ * are. `what` names the argument in messages.
+ */
+export function optionsObject(
+  options: unknown,
+  known: readonly string[],
+  what = "options",
+): Readonly<Record<string, unknown>> {
   if (options === undefined) {
     return {};
   }
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw invalidArgument(`${what} must be an object, got ${describe(options)}`);
   }
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      const which = known.length === 0 ? "none are taken" : `they are ${known.join(", ")}`;
+      throw invalidArgument(`unknown option ${JSON.stringify(name)} in ${what} (${which})`);
+    }
+  }
   return options as Record<string, unknown>;
 }
+
+/** The names of the options of each method, for {@link optionsObject}. */
+export const OPTION_NAMES = {
+  write: ["sync"],
+  batch: ["sync", "meta"],
+  read: ["snapshot"],
+  iterator: ["gt", "gte", "lt", "lte", "prefix", "snapshot", "reverse", "limit"],
+  transact: ["retries", "sync"],
+  compactRange: ["start", "end"],
+  encodings: ["keyEncoding", "valueEncoding"],
+} as const;
 
 /** `options[name]`, of type `type` (a finite number for `"number"`), or `fallback` when absent. */
 export function option<T>(options: object, name: string, type: "boolean" | "number", fallback: T): T {
@@ -153,9 +180,14 @@ export function keyspaceArgument(keyspace: unknown): object | undefined {
 // ---------------------------------------------------------------------------------------------
 // Options of reads, writes and iteration
 
-/** `options.sync` of a write, checked: `options` an object or absent, `sync` a boolean or absent. */
+/** `sync` of write options (`{ sync }` only), checked: an object or absent, `sync` a boolean or absent. */
 export function syncOption(options: WriteOptions | undefined): boolean {
-  const sync = optionsObject(options)["sync"];
+  return syncOf(optionsObject(options, OPTION_NAMES.write));
+}
+
+/** `sync` of a checked options record: a boolean or absent. */
+export function syncOf(options: Readonly<Record<string, unknown>>): boolean {
+  const sync = options["sync"];
   if (sync !== undefined && typeof sync !== "boolean") {
     throw invalidArgument(`options.sync must be a boolean, got ${describe(sync)}`);
   }
@@ -164,12 +196,12 @@ export function syncOption(options: WriteOptions | undefined): boolean {
 
 /** The `snapshot` of read options (the caller checks it is one of its database's), or `undefined`. */
 export function readSnapshot(options: unknown): unknown {
-  return optionsObject(options)["snapshot"];
+  return optionsObject(options, OPTION_NAMES.read)["snapshot"];
 }
 
 /** Iterator options as a record (absent: `{}`), with `limit` and `reverse` checked. */
 export function iteratorOptions(options: unknown): Readonly<Record<string, unknown>> {
-  const o = optionsObject(options);
+  const o = optionsObject(options, OPTION_NAMES.iterator);
   checkLimit(o["limit"]);
   checkReverse(o["reverse"]);
   return o;
@@ -211,7 +243,7 @@ export function deleteRangeArgument(range: unknown): { gte: unknown; lt: unknown
 
 /** The range of `compact`: an object or absent; absent bounds mean unbounded. */
 export function compactRange(range: unknown): { start: unknown; end: unknown } {
-  const { start, end } = optionsObject(range, "the compaction range");
+  const { start, end } = optionsObject(range, OPTION_NAMES.compactRange, "the compaction range");
   return { start, end };
 }
 
@@ -248,12 +280,12 @@ export function transactArguments<B>(body: B, options: unknown): TransactArgumen
   if (typeof body !== "function") {
     throw invalidArgument(`transact needs a function (the transaction's body), got ${describe(body)}`);
   }
-  const o = optionsObject(options);
+  const o = optionsObject(options, OPTION_NAMES.transact);
   const retries = o["retries"] === undefined ? 10 : o["retries"];
   if (typeof retries !== "number" || !Number.isInteger(retries) || retries < 0) {
     throw invalidArgument(`options.retries must be a non-negative integer, got ${describe(retries)}`);
   }
-  return { body, retries, write: { sync: syncOption(o as WriteOptions) } };
+  return { body, retries, write: { sync: syncOf(o) } };
 }
 
 /** One checked operation of an array batch. */
@@ -270,9 +302,19 @@ export interface BatchOperationArgument {
   index: number;
 }
 
+/** The properties of each type of batch operation (others are INVALID_ARGUMENT, as options are). */
+const OPERATION_FIELDS: Readonly<Record<BatchOperationArgument["type"], readonly string[]>> = {
+  put: ["type", "key", "value", "keyspace"],
+  delete: ["type", "key", "keyspace"],
+  push: ["type", "queue", "value", "delayMs", "ttlMs"],
+  ack: ["type", "queue", "lease"],
+  append: ["type", "topic", "value", "key", "headers"],
+  commitOffset: ["type", "topic", "group", "offset"],
+};
+
 /**
- * The operations of an array batch (`db.batch([...])`): an array of `put`, `delete`, `push`
- * and `ack` objects.
+ * The operations of an array batch (`db.batch([...])`): an array of `put`, `delete`, `push`,
+ * `ack`, `append` and `commitOffset` objects, each with only its type's properties.
  */
 export function batchOperations(operations: unknown): BatchOperationArgument[] {
   if (!Array.isArray(operations)) {
@@ -284,15 +326,17 @@ export function batchOperations(operations: unknown): BatchOperationArgument[] {
     }
     const record = op as Record<string, unknown>;
     const { type, key, value, keyspace } = record;
-    if (type === "push" || type === "ack" || type === "append" || type === "commitOffset") {
-      return { type, key, value, keyspace: undefined, op: record, index };
-    }
-    if (type !== "put" && type !== "delete") {
+    if (typeof type !== "string" || !Object.hasOwn(OPERATION_FIELDS, type)) {
       throw invalidArgument(
         `batch operation ${index}: type must be "put", "delete", "push", "ack", "append" or "commitOffset", got ${describe(type)}`,
       );
     }
-    return { type, key, value, keyspace: keyspaceArgument(keyspace), op: record, index };
+    const checked = type as BatchOperationArgument["type"];
+    optionsObject(record, OPERATION_FIELDS[checked], `batch operation ${index} (${checked})`);
+    if (checked !== "put" && checked !== "delete") {
+      return { type: checked, key, value, keyspace: undefined, op: record, index };
+    }
+    return { type: checked, key, value, keyspace: keyspaceArgument(keyspace), op: record, index };
   });
 }
 
@@ -304,7 +348,7 @@ export function recordioArguments(
   if (!Array.isArray(records)) {
     throw invalidArgument(`records must be an array, got ${describe(records)}`);
   }
-  const o = optionsObject(options);
+  const o = optionsObject(options, ["compression", "format"]);
   const { compression = "none", format = "shale" } = o;
   if (typeof compression !== "string") {
     throw invalidArgument(`options.compression must be a string, got ${describe(compression)}`);

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { encodingNames, keyspaceName, optionsObject } from "./checks.js";
+import { OPTION_NAMES, encodingNames, keyspaceName, optionsObject } from "./checks.js";
 import { keyCodec, valueCodec, type Codec } from "../encoding/codec.js";
 import type { EncodingOptions, KeyEncoding, ValueEncoding } from "../types.js";
 
@@ -17,7 +17,7 @@ export function keyspaceCodecs(
   options: EncodingOptions<KeyEncoding, ValueEncoding> | undefined,
 ): { keys: Codec<unknown>; values: Codec<unknown> } {
   keyspaceName(name);
-  const { keyEncoding, valueEncoding } = encodingNames(optionsObject(options, "keyspace options"));
+  const { keyEncoding, valueEncoding } = encodingNames(optionsObject(options, OPTION_NAMES.encodings, "keyspace options"));
   return { keys: keyCodec(keyEncoding), values: valueCodec(valueEncoding) };
 }
 

@@ -64,14 +64,7 @@ export function checkOpenOptions(
   options: OpenOptions<KeyEncoding, ValueEncoding> | undefined,
   extraNames: readonly string[] = [],
 ): CheckedOpenOptions {
-  const o = optionsObject(options);
-  for (const name of Object.keys(o)) {
-    if (!OPEN_OPTION_NAMES.includes(name) && !extraNames.includes(name)) {
-      throw invalidArgument(
-        `unknown open option ${JSON.stringify(name)} (the options are ${[...OPEN_OPTION_NAMES, ...extraNames].join(", ")})`,
-      );
-    }
-  }
+  const o = optionsObject(options, [...OPEN_OPTION_NAMES, ...extraNames], "open options");
   const { keyEncoding, valueEncoding } = encodingNames(o);
   const checked: CheckedOpenOptions = {
     keys: keyCodec(keyEncoding),

@@ -9,7 +9,7 @@
 import { invalidArgument } from "../errors.js";
 import type { ValueEncoding } from "../types.js";
 import type { GroupOptions, Lease } from "../engine/queue-types.js";
-import { describe, encodingNames, optionsObject, syncOption, wellFormedString } from "./checks.js";
+import { describe, encodingNames, optionsObject, syncOf, wellFormedString } from "./checks.js";
 
 /** Longest queue or group name, in UTF-8 bytes (the core's `MAX_NAME_LEN`). */
 export const MAX_QUEUE_NAME_BYTES = 200;
@@ -63,7 +63,7 @@ export function queueArguments(
   options: unknown,
 ): { name: string; valueEncoding: ValueEncoding; settings: WireQueueOptions | undefined } {
   const checked = queueName(name);
-  const o = optionsObject(options, "queue options");
+  const o = optionsObject(options, ["valueEncoding", ...SETTINGS], "queue options");
   const { valueEncoding } = encodingNames(o);
   if (!SETTINGS.some((s) => o[s] !== undefined)) {
     return { name: checked, valueEncoding, settings: undefined };
@@ -101,9 +101,9 @@ export interface PushArguments {
 
 /** The options of a push (`sync`, `delayMs`, `ttlMs`). */
 export function pushOptions(options: unknown): PushArguments {
-  const o = optionsObject(options);
+  const o = optionsObject(options, ["sync", "delayMs", "ttlMs"]);
   return {
-    sync: syncOption(o),
+    sync: syncOf(o),
     delayMs: optionalNumber(o, "delayMs", 0) ?? -1,
     ttlMs: optionalNumber(o, "ttlMs", 0) ?? -1,
   };
@@ -131,7 +131,7 @@ export function itemCount(n: unknown): number {
  * `waitMs` above 0 is INVALID_ARGUMENT there).
  */
 export function readOptions(options: unknown, reserve: boolean, canWait: boolean): { waitMs: number; leaseMs: number } {
-  const o = optionsObject(options);
+  const o = optionsObject(options, reserve ? ["waitMs", "leaseMs"] : ["waitMs"]);
   const waitMs = optionalNumber(o, "waitMs", 0, MAX_WAIT_MS) ?? 0;
   if (waitMs > 0 && !canWait) {
     throw invalidArgument(
@@ -144,7 +144,7 @@ export function readOptions(options: unknown, reserve: boolean, canWait: boolean
 
 /** The delay of a release (-1: none). */
 export function releaseOptions(options: unknown): number {
-  return optionalNumber(optionsObject(options), "delayMs", 0) ?? -1;
+  return optionalNumber(optionsObject(options, ["delayMs"]), "delayMs", 0) ?? -1;
 }
 
 /** The duration of `extend`. */
@@ -155,7 +155,7 @@ export function leaseDuration(leaseMs: unknown): number {
 /** The options of `group`: whether it starts at the head. */
 export function groupArguments(name: unknown, options: unknown): { name: string; head: boolean } {
   const checked = queueName(name, "a group name");
-  const start = optionsObject(options as GroupOptions | undefined)["start"] ?? "tail";
+  const start = optionsObject(options as GroupOptions | undefined, ["start"])["start"] ?? "tail";
   if (start !== "tail" && start !== "head") {
     throw invalidArgument(`options.start must be "tail" or "head", got ${describe(start)}`);
   }
@@ -201,7 +201,7 @@ export function consumeOptions(options: unknown): {
   leaseMs: number;
   signal: AbortSignal | undefined;
 } {
-  const o = optionsObject(options);
+  const o = optionsObject(options, ["concurrency", "leaseMs", "signal"]);
   const signal = o["signal"];
   if (signal !== undefined && !(typeof AbortSignal === "function" && signal instanceof AbortSignal)) {
     throw invalidArgument(`options.signal must be an AbortSignal, got ${describe(signal)}`);

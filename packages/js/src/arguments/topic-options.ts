@@ -7,7 +7,7 @@
  */
 import { invalidArgument } from "../errors.js";
 import type { KeyEncoding, ValueEncoding } from "../types.js";
-import { describe, encodingNames, optionsObject, wellFormedString } from "./checks.js";
+import { describe, encodingNames, optionsObject, syncOf, wellFormedString } from "./checks.js";
 import { MAX_QUEUE_BATCH, queueName, wholeNumber } from "./queue-options.js";
 
 /** Most records one `appendMany` or read handles. */
@@ -51,7 +51,7 @@ export function topicArguments(
   options: unknown,
 ): { name: string; keyEncoding: KeyEncoding; valueEncoding: ValueEncoding; settings: WireTopicOptions | undefined } {
   const checked = topicName(name);
-  const o = optionsObject(options, "topic options");
+  const o = optionsObject(options, ["keyEncoding", "valueEncoding", ...SETTINGS], "topic options");
   const { keyEncoding, valueEncoding } = encodingNames(o);
   if (!SETTINGS.some((s) => o[s] !== undefined)) {
     return { name: checked, keyEncoding, valueEncoding, settings: undefined };
@@ -67,6 +67,18 @@ export function topicArguments(
     passes,
   ];
   return { name: checked, keyEncoding, valueEncoding, settings };
+}
+
+/**
+ * The options of an append: `sync` (not in a transaction, `inTransaction`, whose commit
+ * decides), and the record's `key` and `headers` (checked by the record's encoder).
+ */
+export function appendOptions(
+  options: unknown,
+  inTransaction = false,
+): { sync: boolean; key: unknown; headers: unknown } {
+  const o = optionsObject(options, inTransaction ? ["key", "headers"] : ["sync", "key", "headers"]);
+  return { sync: syncOf(o), key: o["key"], headers: o["headers"] };
 }
 
 /** A record's headers, checked: a plain object of names to strings or `Uint8Array`s. */
@@ -116,7 +128,7 @@ export function fromArgument(from: unknown, fallback: "earliest" | "latest"): Wi
 
 /** The checked options of a read. */
 export function readArguments(options: unknown): { from: WireFrom; limit: number; maxBytes: number } {
-  const o = optionsObject(options);
+  const o = optionsObject(options, ["from", "limit", "maxBytes"]);
   const limit = o["limit"] === undefined ? DEFAULT_READ_LIMIT : wholeNumber(o["limit"], "options.limit", 1, MAX_TOPIC_BATCH);
   const maxBytes = o["maxBytes"] === undefined ? DEFAULT_READ_BYTES : wholeNumber(o["maxBytes"], "options.maxBytes", 1);
   return { from: fromArgument(o["from"], "earliest"), limit, maxBytes };
@@ -127,7 +139,7 @@ export function subscribeArguments(
   options: unknown,
   canAbort: boolean,
 ): { from: WireFrom; chunk: number; signal: AbortSignal | undefined } {
-  const o = optionsObject(options);
+  const o = optionsObject(options, ["from", "chunk", "signal"]);
   const chunk = o["chunk"] === undefined ? DEFAULT_CHUNK : wholeNumber(o["chunk"], "options.chunk", 1, MAX_TOPIC_BATCH);
   const signal = o["signal"];
   if (signal !== undefined) {

@@ -50,7 +50,7 @@ export function checkBrowserOpen(options: unknown): CheckedBrowserOpen {
         "access handles are exclusive) and every other tab or worker is served through it",
     );
   }
-  const o = optionsObject(options);
+  const o = options === undefined ? {} : (options as Readonly<Record<string, unknown>>); // checked above
   return {
     checked,
     exclusive: option(o, "exclusive", "boolean", false),

@@ -4,7 +4,7 @@
  * @module
  */
 import { isEmptyRange } from "../encoding/bounds.js";
-import { deleteRangeArgument } from "../arguments/checks.js";
+import { deleteRangeArgument, syncOption } from "../arguments/checks.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
 import { writePacked } from "./write-packed.js";
@@ -51,7 +51,7 @@ export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
   }
 
   write(options?: WriteOptions): void {
-    writePacked(this.db, this.#ops, options);
+    writePacked(this.db, this.#ops, syncOption(options));
     this.#ops.clear();
   }
 

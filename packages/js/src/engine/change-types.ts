@@ -62,7 +62,11 @@ export interface ApplyChangeOptions {
 export interface ApplyChangeResult {
   /** `false`: the change was applied before (at or below the follower's sequence), and skipped. */
   applied: boolean;
-  /** The change's last sequence number. */
+  /**
+   * The follower's sequence number after the call: the change's last when it was applied; when
+   * it was skipped, the follower's own (at or past the change's last): where it stands, so the
+   * next change it needs starts at `lastSeq + 1`.
+   */
   lastSeq: number;
 }
 

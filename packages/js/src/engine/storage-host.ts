@@ -139,3 +139,17 @@ export interface SmallFile {
   /** Milliseconds since the last modification (negative if it is in the future). */
   readonly ageMs: number;
 }
+
+/** An `Error` with a Node-style `code` (`ENOENT`, `LOCKED`, ...): the bridge's errors. */
+export interface CodedError extends Error {
+  code: string;
+}
+
+/** Builds a {@link CodedError}; `cause`, if given, is kept as the error's `cause`. */
+export function codedError(code: string, message: string, cause?: unknown): CodedError {
+  const error = (
+    cause === undefined ? new Error(message) : new Error(message, { cause })
+  ) as CodedError;
+  error.code = code;
+  return error;
+}

@@ -123,7 +123,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
       ops.add(OP_DELETE_RANGE, this.keyspaceId, start, end);
     }
     // No operation (an empty or inverted range): checks the options and that the database is open.
-    writePacked(this.db, ops, options);
+    writePacked(this.db, ops, syncOption(options));
   }
 
   #iterate<T>(mode: IterationMode, options: IteratorOptions<unknown> | undefined): SyncIterator<T> {

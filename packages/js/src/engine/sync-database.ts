@@ -14,7 +14,7 @@ import { checkOpenOptions } from "../arguments/open-options.js";
 import { packOperations } from "../encoding/packed-ops.js";
 import { writePacked } from "./write-packed.js";
 import { checkKeyspaceEncodings } from "./keyspace-encodings.js";
-import { metaOption } from "../arguments/change-options.js";
+import { batchOptions } from "../arguments/change-options.js";
 import { ackChanges, applyChanges, changeCursor, removeChangeCursor, sequence, syncChanges } from "./changes.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
@@ -193,14 +193,15 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       this.db.check();
       return new SyncBatchImpl(this.db, this);
     }
+    const { sync, meta } = batchOptions(options);
     const ops = packOperations(
       (keyspace) => storeOf(this, keyspace),
       operations,
       (queue) => syncQueueOf(this.db, queue),
       (topic) => syncTopicOf(this.db, topic),
-      metaOption(options),
+      meta,
     );
-    return writePacked(this.db, ops, options);
+    return writePacked(this.db, ops, sync);
   }
 
   queue<VE extends ValueEncoding = "utf8">(name: string, options?: QueueOptions<VE>): SyncQueue<ValueOf<VE>> {

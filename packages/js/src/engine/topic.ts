@@ -19,8 +19,9 @@ import {
   topicGroup,
   type WireFrom,
   type WireTopicOptions,
+  appendOptions,
 } from "../arguments/topic-options.js";
-import { optionsObject, syncOption } from "../arguments/checks.js";
+import { syncOption } from "../arguments/checks.js";
 import { keyCodec, valueCodec, type Codec } from "../encoding/codec.js";
 import { decodeRecords, encodeRecord, packRecords, type EncodedRecord } from "../encoding/topic-records.js";
 import { invalidArgument } from "../errors.js";
@@ -105,9 +106,8 @@ export class SyncTopicImpl implements SyncTopic<unknown, unknown>, PackingTopic 
   }
 
   append(value: unknown, options?: AppendOptions<unknown>): number {
-    const sync = syncOption(options);
-    const o = optionsObject(options);
-    const record = encodeRecord(this, value, o["key"], o["headers"], "value");
+    const { sync, key, headers } = appendOptions(options);
+    const record = encodeRecord(this, value, key, headers, "value");
     return this.appendEncoded(packRecords([record]), sync)[0] as number;
   }
 

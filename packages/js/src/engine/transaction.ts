@@ -6,13 +6,13 @@
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
 import { closedError } from "../errors.js";
-import { optionsObject, syncOption } from "../arguments/checks.js";
+import { syncOption } from "../arguments/checks.js";
 import { storeOf, type StoreImpl } from "./store.js";
 import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, SyncTransaction, WriteOptions } from "./types.js";
 import { leaseArgument, pushOptions, type PushArguments } from "../arguments/queue-options.js";
 import { syncQueueOf, type SyncQueueImpl } from "./queue.js";
 import { syncTopicOf, type SyncTopicImpl } from "./topic.js";
-import { offsetArgument, topicGroup } from "../arguments/topic-options.js";
+import { appendOptions, offsetArgument, topicGroup } from "../arguments/topic-options.js";
 
 export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   #ended = false;
@@ -87,8 +87,8 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   append(topic: unknown, value: unknown, options?: { key?: unknown; headers?: unknown }): void {
     this.#target(undefined);
     const t = syncTopicOf(this.db, topic);
-    const o = optionsObject(options);
-    this.appendEncoded(t, t.packRecord(value, o["key"], o["headers"], "value"));
+    const { key, headers } = appendOptions(options, true);
+    this.appendEncoded(t, t.packRecord(value, key, headers, "value"));
   }
 
   /** An append of one packed record (the server's transactions). */

@@ -5,16 +5,13 @@
  */
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
-import { syncOption } from "../arguments/checks.js";
 import type { PackedOps } from "../encoding/packed-ops.js";
-import type { WriteOptions } from "./types.js";
 
 /**
- * Applies `ops` to `db` atomically (none: checks `options` and that `db` is open). Returns the
- * ids of its queue pushes, in order (`[]` for a batch without).
+ * Applies `ops` to `db` atomically (none: checks that `db` is open). Returns the ids of its
+ * queue pushes, in order (`[]` for a batch without).
  */
-export function writePacked(db: DatabaseHandle, ops: PackedOps, options?: WriteOptions): number[] {
-  const sync = syncOption(options);
+export function writePacked(db: DatabaseHandle, ops: PackedOps, sync: boolean): number[] {
   if (ops.count === 0) {
     db.check();
     return [];

@@ -1,7 +1,7 @@
 /**
- * `export()` and `importDatabase()` in Node.js, with the browser's archive
- * (`../archive/database-archive.ts`; docs/FORMAT.md, "Export archive"): an archive exported in
- * one imports in the other.
+ * `importDatabase()` in Node.js, with the browser's archive (`../archive/database-archive.ts`;
+ * docs/FORMAT.md, "Export archive"; `export()` is `../archive/export-database.ts`): an archive
+ * exported in one imports in the other.
  *
  * @module
  */
@@ -12,19 +12,17 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readFileSync,
   readdirSync,
   renameSync,
   rmSync,
   writeSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
-import { archiveDatabaseFiles, databaseArchive } from "../archive/database-archive.js";
+import { archiveDatabaseFiles } from "../archive/database-archive.js";
 import { option, optionsObject, pathArgument } from "../arguments/checks.js";
 import { call, ensureLoadedSync, wasm } from "../engine/instance.js";
-import { openDatabaseSync, type SyncDatabaseImpl } from "../engine/sync-database.js";
+import { openDatabaseSync } from "../engine/sync-database.js";
 import { ShaleError, invalidArgument } from "../errors.js";
 import { nodeEnvironment } from "./environment.js";
 import { NodeFsStorage } from "./node-storage.js";
@@ -39,24 +37,6 @@ const RAW_OPEN = {
   keyEncoding: "binary",
   valueEncoding: "binary",
 } as const;
-
-/**
- * The archive of open database `db` (directory `location`): a checkpoint (one consistent state)
- * written into a temporary directory, archived, then removed.
- */
-export function exportDirectory(db: SyncDatabaseImpl, location: string): Blob {
-  const temp = mkdtempSync(join(tmpdir(), "shaledb-export-"));
-  try {
-    const copy = join(temp, "copy");
-    db.checkpoint(copy);
-    const files = readdirSync(copy)
-      .sort()
-      .map((name) => ({ name, data: new Uint8Array(readFileSync(join(copy, name))) }));
-    return databaseArchive(basename(location), files);
-  } finally {
-    rmSync(temp, { recursive: true, force: true });
-  }
-}
 
 /** The bytes of an `importDatabase` archive argument. */
 async function archiveBytes(archive: unknown): Promise<Uint8Array> {
@@ -110,12 +90,7 @@ export async function importDirectory(
   options?: { overwrite?: boolean },
 ): Promise<void> {
   pathArgument(location, "the location");
-  const overwrite = option(optionsObject(options), "overwrite", "boolean", false);
-  for (const name of Object.keys(optionsObject(options))) {
-    if (name !== "overwrite") {
-      throw invalidArgument(`unknown importDatabase option ${JSON.stringify(name)} (the option is overwrite)`);
-    }
-  }
+  const overwrite = option(optionsObject(options, ["overwrite"], "importDatabase options"), "overwrite", "boolean", false);
   const files = archiveDatabaseFiles(await archiveBytes(archive));
   const target = resolve(location);
   const occupied = holdsFiles(target);
@@ -138,7 +113,7 @@ export async function importDirectory(
     }
     const storage = new NodeFsStorage(aside, { create: false });
     try {
-      const report = call(() => wasm.verifyStorage(storage)) as { problems: { code: string; message: string }[] };
+      const report = call(() => wasm.verifyStorage(storage, true)) as { problems: { code: string; message: string }[] };
       const first = report.problems[0];
       if (first !== undefined) {
         throw new ShaleError(first.code as ShaleError["code"], `shaledb: the archive is damaged: ${first.message}`);

@@ -9,8 +9,6 @@
  * database (where the liveness of a dead process cannot be checked, macOS and Windows, the lock
  * would otherwise stay held), and by `releaseAll` (after a panic of the WebAssembly module).
  *
- * Also the coded errors of the Node backend.
- *
  * @module
  */
 import {
@@ -25,21 +23,7 @@ import {
   unlinkSync,
 } from "node:fs";
 
-import type { LockPrimitives, SmallFile } from "../engine/storage-host.js";
-
-/** An `Error` with a Node-style `code` (`ENOENT`, `LOCKED`, ...): the bridge's errors. */
-export interface CodedError extends Error {
-  code: string;
-}
-
-/** Builds a {@link CodedError}; `cause`, if given, is kept as the error's `cause`. */
-export function codedError(code: string, message: string, cause?: unknown): CodedError {
-  const error = (
-    cause === undefined ? new Error(message) : new Error(message, { cause })
-  ) as CodedError;
-  error.code = code;
-  return error;
-}
+import { codedError, type CodedError, type LockPrimitives, type SmallFile } from "../engine/storage-host.js";
 
 /**
  * Wraps the error of a failed `fs` call in a {@link CodedError} whose message names the op and the

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { basename } from "node:path";
+
 import { checkOpenOptions } from "../arguments/open-options.js";
 import { debugPanic } from "../engine/module-functions.js";
 import { openDatabaseSync, type Environment } from "../engine/sync-database.js";
@@ -12,7 +14,7 @@ import { invalidArgument } from "../errors.js";
 import { DatabaseServer } from "../server/database-server.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 import { nodeEnvironment } from "./environment.js";
-import { exportDirectory } from "./node-archive.js";
+import { exportDatabase } from "../archive/export-database.js";
 
 /**
  * Opens database `location` (a directory) with `options` and returns its server. Throws as
@@ -36,7 +38,7 @@ export function openNodeServer(
     db,
     {
       checkpoint: (destination) => db.checkpoint(destination).seq,
-      exportArchive: () => exportDirectory(db, location),
+      exportArchive: () => exportDatabase(db, basename(location)),
       stats: () => db.stats(),
       debugPanic: (message) => debugPanic(message),
       debugLoseReplies: () => {

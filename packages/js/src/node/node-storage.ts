@@ -36,10 +36,8 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 
-import { codedError, errorCode, fsError, NodeLockPrimitives } from "./node-lock.js";
-import type { CodedError, LinkFn } from "./node-lock.js";
-import { OpenMode } from "../engine/storage-host.js";
-import type { StorageHost } from "../engine/storage-host.js";
+import { errorCode, fsError, NodeLockPrimitives, type LinkFn } from "./node-lock.js";
+import { codedError, OpenMode, type CodedError, type StorageHost } from "../engine/storage-host.js";
 import type { DirectorySync } from "../engine/types.js";
 
 /** `fs.openSync` flags for each {@link OpenMode}, indexed by its number. */

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeSet;
 
-use crate::db::clock::Clock;
 use crate::db::core::DbInner;
 use crate::storage::OpenMode;
 use crate::write::wal::wal_file_name;
@@ -28,7 +27,7 @@ impl DbInner {
             return Ok(keep);
         }
         let retention = retention.unwrap_or_default();
-        let now = self.layer(Clock::system).now();
+        let now = self.options.clock.now_ms();
         let storage = &*self.storage;
         let logs = &self.changes.logs;
         let mut bytes = 0u64;

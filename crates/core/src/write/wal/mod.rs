@@ -40,6 +40,7 @@ use crate::recordio::Compression;
 use crate::Error;
 
 pub use log_file::LogFile;
+pub(crate) use reader::all_zero;
 pub use reader::{WalEnd, WalReader, WalReplay};
 pub use sync_gate::SyncGate;
 pub use writer::WalWriter;

@@ -1,7 +1,7 @@
 //! [`WalReader::replay`]: reads one log back, telling a torn tail from corruption.
 
-use crate::recordio::format::{FILE_HEADER_LEN, SHALE_MAGIC};
-use crate::recordio::{Reader, ReaderOptions, Version};
+use crate::recordio::format::{FILE_HEADER_LEN, SHALE_MAGIC, SHALE_VERSION};
+use crate::recordio::{Compression, Reader, ReaderOptions, Version};
 use crate::storage::{FileHandle, OpenMode, Storage};
 use crate::write::batch::{WriteBatch, MAX_BATCH_SIZE};
 use crate::write::wal::record::{LogHeader, LogRecord, MAX_PREFIX_LEN};
@@ -68,8 +68,9 @@ impl WalReader {
     /// - a typed corruption error naming the file and the damaged record's offset: damage in
     ///   data a later record says was synced (format 2), or followed by any intact record
     ///   (format 1, which cannot tell);
-    /// - a file shorter than its header, or with nothing but a damaged header, is a torn tail
-    ///   at 0 (a crash while the log was being created). I/O errors are returned as is.
+    /// - a file shorter than its header, or whose file header is damaged with no intact record
+    ///   after it, is a torn tail at 0 (a crash while the log was being created: zeros, or a
+    ///   torn sector's noise). I/O errors are returned as is.
     pub fn replay(
         storage: &dyn Storage,
         number: u64,
@@ -94,13 +95,24 @@ impl WalReader {
         if file_size < FILE_HEADER_LEN {
             return Ok(out);
         }
-        let mut reader = match Reader::open(file.clone(), options) {
+        let mut reader = match Reader::open(file.clone(), options.clone()) {
             Ok(r) => r,
             Err(e @ (Error::Corruption { .. } | Error::VersionUnsupported { .. })) => {
-                if all_zero(&file, FILE_HEADER_LEN, file_size)? {
-                    return Ok(out);
+                // The file header is written and synced before any record: with no intact
+                // record after it, the log's creation was cut short (zeros, or a torn sector's
+                // noise after a power loss); with one, a used log was damaged.
+                let assumed = Reader::assuming(
+                    file.clone(),
+                    Version::Shale(SHALE_VERSION),
+                    Compression::None,
+                    options,
+                )?;
+                let after =
+                    intact_records_after(&assumed, &file, FILE_HEADER_LEN, file_size, &name)?;
+                if after.any {
+                    return Err(e);
                 }
-                return Err(e);
+                return Ok(out);
             }
             Err(e) => return Err(e),
         };
@@ -343,7 +355,7 @@ fn intact_records_after(
 }
 
 /// Whether every byte of `file` in `from..end` is zero (true for an empty range).
-fn all_zero(file: &FileHandle, from: u64, end: u64) -> Result<bool> {
+pub(crate) fn all_zero(file: &FileHandle, from: u64, end: u64) -> Result<bool> {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut pos = from;
     while pos < end {

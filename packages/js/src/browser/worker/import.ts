@@ -58,7 +58,7 @@ interface VerifyReport {
  * as a typed error naming the file and offset (`CORRUPTION`, `VERSION_UNSUPPORTED`, ...).
  */
 function verify(pool: OpfsPool): void {
-  const report = call(() => wasm.verifyStorage(pool)) as VerifyReport;
+  const report = call(() => wasm.verifyStorage(pool, true)) as VerifyReport;
   const [first, ...more] = report.problems;
   if (first !== undefined) {
     const others = more.length === 0 ? "" : ` (and ${more.length} more problem${more.length === 1 ? "" : "s"})`;

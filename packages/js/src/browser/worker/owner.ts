@@ -18,10 +18,10 @@ import type { KeyspaceDeclaration, Reply, RequestMessage } from "../../transport
 import { ownBuffers, transferables } from "../../transport/transferables.js";
 import type { Release } from "../locks.js";
 import { channelNames, type BrowserStats, type OpenRequest, type OwnerAnnouncement } from "../messages.js";
-import { databaseDirectory } from "../opfs/directories.js";
+import { databaseDirectory, encodeDatabaseName } from "../opfs/directories.js";
 import type { OpfsPool } from "../opfs/opfs-pool.js";
 import { checkpointInto } from "./checkpoint.js";
-import { exportArchive } from "./export-archive.js";
+import { exportDatabase } from "../../archive/export-database.js";
 import {
   GROW_AFTER_OPEN_MS,
   SERVED_SLOTS,
@@ -74,7 +74,7 @@ export class Owner {
       db,
       {
         checkpoint: (destination) => checkpointInto(db, pool, this.#name, destination),
-        exportArchive: () => exportArchive(pool, this.#name),
+        exportArchive: () => exportDatabase(db, encodeDatabaseName(this.#name)),
         stats: () => this.#stats(),
         debugPanic: (message) => debugPanic(message),
         debugLoseReplies: (client) => {
@@ -190,7 +190,8 @@ export class Owner {
 
   /** The database's files as a plain tar archive (as the page's `export()`). */
   exportNow(): Blob {
-    return exportArchive(this.#pool, this.#name);
+    this.#slots.checkSyncWrite(); // the checkpoint flushes the memtable into a new table
+    return exportDatabase(this.#db, encodeDatabaseName(this.#name));
   }
 
   /**

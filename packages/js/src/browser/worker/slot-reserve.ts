@@ -46,6 +46,7 @@ const CREATES_FILES: ReadonlySet<Op> = new Set<Op>([
   "write",
   "txCommit",
   "flush",
+  "export",
   "compact",
   "maintain",
   "keyspace",
