@@ -6,8 +6,8 @@
 //! (`packages/js/src/server/queue-waits.ts`), woken after every commit of its server.
 //!
 //! Changes read back cross packed, one after another, each:
-//! `seq f64 LE, lastSeq f64 LE, time f64 LE (-1: none), meta length u32 LE (0xFFFF_FFFF: none),
-//! meta, op count u32 LE`, per op `kind u8 (0 put, 1 delete, 2 delete range), keyspace name
+//! `seq f64 LE, lastSeq f64 LE, time f64 LE (-1: none), meta length u32 LE ([`crate::wire::NO_FIELD`]: none),
+//! meta, op count u32 LE`, per op `kind u8 ([`crate::wire::CHANGE_PUT`], `CHANGE_DELETE`, `CHANGE_DELETE_RANGE`), keyspace name
 //! length u32 LE, name UTF-8, key (start) length u32 LE, key`, for a put or a delete range
 //! `value (end) length u32 LE, value`, and last `bytes length u32 LE, bytes`
 //! ([`shaledb::Change::to_bytes`]). `packages/js/src/encoding/changes.ts` decodes them.
@@ -18,28 +18,25 @@ use wasm_bindgen::prelude::*;
 use crate::database::{with_db, DbEntry};
 use crate::errors::{js_result, JsResult};
 use crate::queues::js_id;
+use crate::wire::{
+    put_field, CHANGE_DELETE, CHANGE_DELETE_RANGE, CHANGE_HEAD_LEN, CHANGE_PUT, NO_FIELD,
+};
 
 /// How many feeds a database keeps open for a next read to continue where one stopped (the
 /// newest ones): a read at a feed's position goes on from its log offset instead of reading
 /// the log again from its start.
 const KEPT_FEEDS: usize = 4;
-/// The length that says "none" (meta).
-const NONE: u32 = u32::MAX;
-
-fn put_field(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(NONE).to_le_bytes());
-    out.extend_from_slice(bytes);
-}
 
 /// Appends `change` packed (layout: the module doc).
 fn pack_change(out: &mut Vec<u8>, change: &Change) -> Result<(), Error> {
+    out.reserve(CHANGE_HEAD_LEN as usize);
     out.extend_from_slice(&js_id(change.seq())?.to_le_bytes());
     out.extend_from_slice(&js_id(change.last_seq())?.to_le_bytes());
     let time = change.time().map_or(-1.0, |t| t as f64);
     out.extend_from_slice(&time.to_le_bytes());
     match change.meta() {
         Some(meta) => put_field(out, meta),
-        None => out.extend_from_slice(&NONE.to_le_bytes()),
+        None => out.extend_from_slice(&NO_FIELD.to_le_bytes()),
     }
     let count_at = out.len();
     out.extend_from_slice(&0u32.to_le_bytes());
@@ -52,13 +49,13 @@ fn pack_change(out: &mut Vec<u8>, change: &Change) -> Result<(), Error> {
                 key,
                 value,
             } => {
-                out.push(0);
+                out.push(CHANGE_PUT);
                 put_field(out, keyspace.as_bytes());
                 put_field(out, key);
                 put_field(out, value);
             }
             ChangeOp::Delete { keyspace, key } => {
-                out.push(1);
+                out.push(CHANGE_DELETE);
                 put_field(out, keyspace.as_bytes());
                 put_field(out, key);
             }
@@ -67,7 +64,7 @@ fn pack_change(out: &mut Vec<u8>, change: &Change) -> Result<(), Error> {
                 start,
                 end,
             } => {
-                out.push(2);
+                out.push(CHANGE_DELETE_RANGE);
                 put_field(out, keyspace.as_bytes());
                 put_field(out, start);
                 put_field(out, end);

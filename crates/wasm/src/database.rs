@@ -19,6 +19,10 @@ use crate::handles::{with, Table};
 use crate::js_storage::{JsStorage, StorageHost};
 use crate::scratch;
 use crate::snapshots::SNAPSHOTS;
+use crate::wire::{
+    Reader, LEASE_LEN, OP_ACK, OP_APPEND, OP_COMMIT_OFFSET, OP_DELETE, OP_DELETE_RANGE, OP_META,
+    OP_PUSH, OP_PUT, PUSH_OPTIONS_LEN,
+};
 
 /// Bytes of writes after which a write does one bounded maintenance step itself (the debt
 /// bound): a tight loop of synchronous writes gives the idle-time scheduler no chance to run.
@@ -247,26 +251,8 @@ pub fn db_delete_scratch(db: u32, ks: u32, key_len: u32, sync: bool) -> JsResult
     }))
 }
 
-/// Operation codes of a packed batch (see [`db_write`]).
-const OP_PUT: u8 = 0;
-const OP_DELETE: u8 = 1;
-const OP_DELETE_RANGE: u8 = 2;
-const OP_PUSH: u8 = 3;
-const OP_ACK: u8 = 4;
-const OP_APPEND: u8 = 5;
-const OP_COMMIT_OFFSET: u8 = 6;
-const OP_META: u8 = 7;
-
-/// Applies a packed batch atomically. `ops` is a sequence of operations, each
-/// `op u8, keyspace u32 LE, key length u32 LE, key, [value length u32 LE, value]` where `op` is
-/// 0 (put: key, value), 1 (delete: key), 2 (delete range: start as key, end as value),
-/// 3 (queue push: the queue handle number in place of the keyspace, the value as key, and as
-/// value 16 bytes: delay and ttl in ms, f64 LE, negative for none) or 4 (queue ack: the queue
-/// handle number, and as key 12 bytes: the item id u64 LE and the delivery u32 LE),
-/// 5 (topic append: the topic handle number, and as key one record packed as
-/// [`crate::topics::decode_records`] reads them) or 6 (topic offset commit: the topic handle
-/// number, the group name as key, and as value the offset u64 LE) or 7 (the batch's meta for
-/// the change feed, [`Batch::set_meta`]: keyspace 0, the meta as key).
+/// Applies a packed batch atomically (layout: [`crate::wire::OP_PUT`] and the op codes after
+/// it; docs/FORMAT.md, "JavaScript ↔ WebAssembly").
 #[wasm_bindgen(js_name = dbWrite)]
 pub fn db_write(db: u32, ops: &[u8], sync: bool) -> JsResult<()> {
     js_result(with_db(db, |entry| {
@@ -295,114 +281,79 @@ pub fn optional_ms(ms: f64) -> Option<std::time::Duration> {
 }
 
 fn decode_push_options(bytes: &[u8]) -> Result<PushOptions, Error> {
-    let field = |at: usize| {
-        bytes
-            .get(at..at + 8)
-            .and_then(|b| b.try_into().ok())
-            .map(f64::from_le_bytes)
-            .ok_or_else(|| Error::InvalidArgument("truncated push options".into()))
-    };
+    exact_len(bytes, PUSH_OPTIONS_LEN, "push options")?;
+    let mut r = Reader::new(bytes, "push options");
     Ok(PushOptions {
         sync: false,
-        delay: optional_ms(field(0)?),
-        ttl: optional_ms(field(8)?),
+        delay: optional_ms(r.f64()?),
+        ttl: optional_ms(r.f64()?),
     })
 }
 
 fn decode_lease(bytes: &[u8]) -> Result<Lease, Error> {
-    let id = bytes
-        .get(..8)
-        .and_then(|b| b.try_into().ok())
-        .map(u64::from_le_bytes);
-    let delivery = bytes
-        .get(8..12)
-        .and_then(|b| b.try_into().ok())
-        .map(u32::from_le_bytes);
-    match (id, delivery) {
-        (Some(id), Some(delivery)) => Ok(Lease { id, delivery }),
-        _ => Err(Error::InvalidArgument("truncated lease".into())),
+    exact_len(bytes, LEASE_LEN, "lease")?;
+    let mut r = Reader::new(bytes, "lease");
+    Ok(Lease {
+        id: r.u64()?,
+        delivery: r.u32()?,
+    })
+}
+
+/// `InvalidArgument` unless `bytes` is a field of `len` bytes.
+fn exact_len(bytes: &[u8], len: u32, what: &str) -> Result<(), Error> {
+    if bytes.len() != len as usize {
+        return Err(Error::InvalidArgument(format!(
+            "{what} of {} bytes, not {len}",
+            bytes.len()
+        )));
     }
+    Ok(())
 }
 
 fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
-    let mut reader = PackedReader { bytes: ops, pos: 0 };
+    let mut reader = Reader::new(ops, "batch");
     let mut batch = Batch::new();
-    while reader.pos < ops.len() {
+    while !reader.is_empty() {
         let op = reader.u8()?;
         let number = reader.u32()?;
-        if op == OP_PUSH {
-            let value = reader.bytes()?;
-            let options = decode_push_options(reader.bytes()?)?;
-            batch.push(entry.queue(number)?, value, options)?;
-            continue;
-        }
-        if op == OP_ACK {
-            let lease = decode_lease(reader.bytes()?)?;
-            batch.ack(entry.queue(number)?, lease)?;
-            continue;
-        }
-        if op == OP_APPEND {
-            let record = crate::topics::decode_one_record(reader.bytes()?)?;
-            batch.append(entry.topic(number)?, record)?;
-            continue;
-        }
-        if op == OP_META {
-            batch.set_meta(reader.bytes()?)?;
-            continue;
-        }
-        if op == OP_COMMIT_OFFSET {
-            let group = std::str::from_utf8(reader.bytes()?)
-                .map_err(|_| Error::InvalidArgument("a group name must be UTF-8".into()))?;
-            let offset = reader
-                .bytes()?
-                .try_into()
-                .map(u64::from_le_bytes)
-                .map_err(|_| Error::InvalidArgument("truncated offset".into()))?;
-            batch.commit_offset(entry.topic(number)?, group, offset)?;
-            continue;
-        }
-        let keyspace = entry.keyspace(number)?;
-        let key = reader.bytes()?;
         match op {
-            OP_PUT => batch.put(keyspace, key, reader.bytes()?)?,
-            OP_DELETE => batch.delete(keyspace, key)?,
-            OP_DELETE_RANGE => batch.delete_range(keyspace, key, reader.bytes()?)?,
+            OP_PUSH => {
+                let value = reader.field()?;
+                let options = decode_push_options(reader.field()?)?;
+                batch.push(entry.queue(number)?, value, options)?;
+            }
+            OP_ACK => {
+                let lease = decode_lease(reader.field()?)?;
+                batch.ack(entry.queue(number)?, lease)?;
+            }
+            OP_APPEND => {
+                let record = crate::topics::decode_one_record(reader.field()?)?;
+                batch.append(entry.topic(number)?, record)?;
+            }
+            OP_META => {
+                batch.set_meta(reader.field()?)?;
+            }
+            OP_COMMIT_OFFSET => {
+                let group = std::str::from_utf8(reader.field()?)
+                    .map_err(|_| Error::InvalidArgument("a group name must be UTF-8".into()))?;
+                let offset = Reader::new(reader.field()?, "offset").u64()?;
+                batch.commit_offset(entry.topic(number)?, group, offset)?;
+            }
+            OP_PUT => {
+                let keyspace = entry.keyspace(number)?;
+                batch.put(keyspace, reader.field()?, reader.field()?)?;
+            }
+            OP_DELETE => {
+                batch.delete(entry.keyspace(number)?, reader.field()?)?;
+            }
+            OP_DELETE_RANGE => {
+                let keyspace = entry.keyspace(number)?;
+                batch.delete_range(keyspace, reader.field()?, reader.field()?)?;
+            }
             other => return Err(Error::InvalidArgument(format!("unknown batch op {other}"))),
-        };
+        }
     }
     Ok(batch)
-}
-
-/// Reads the fields of a packed batch; running past its end is `INVALID_ARGUMENT`.
-struct PackedReader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> PackedReader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
-        let out = self
-            .pos
-            .checked_add(n)
-            .and_then(|end| self.bytes.get(self.pos..end))
-            .ok_or_else(|| Error::InvalidArgument("truncated batch".into()))?;
-        self.pos += n;
-        Ok(out)
-    }
-
-    fn u8(&mut self) -> Result<u8, Error> {
-        Ok(self.take(1)?.first().copied().unwrap_or_default())
-    }
-
-    fn u32(&mut self) -> Result<u32, Error> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes(b.try_into().unwrap_or_default()))
-    }
-
-    fn bytes(&mut self) -> Result<&'a [u8], Error> {
-        let n = self.u32()? as usize;
-        self.take(n)
-    }
 }
 
 /// Writes the memtable to a table.

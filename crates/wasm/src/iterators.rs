@@ -13,15 +13,11 @@ use crate::errors::{js_result, JsResult};
 use crate::handles::{with, Table};
 use crate::scratch;
 use crate::snapshots::SNAPSHOTS;
+use crate::wire::{ITER_WITH_KEYS, ITER_WITH_VALUES};
 
 thread_local! {
     static ITERATORS: RefCell<Table<DbIterator>> = RefCell::new(Table::new("iterator"));
 }
-
-/// `iterNext` flag: include keys.
-const WITH_KEYS: u32 = 1;
-/// `iterNext` flag: include values.
-const WITH_VALUES: u32 = 2;
 
 fn bound(key: Option<Vec<u8>>, inclusive: bool) -> Bound<Vec<u8>> {
     match key {
@@ -94,10 +90,10 @@ fn next_batch(
     out.extend_from_slice(&[0u8; 5]);
     let mut count = 0u32;
     while iterator.valid() && count < max_entries && out.len() < max_bytes {
-        if flags & WITH_KEYS != 0 {
+        if flags & ITER_WITH_KEYS != 0 {
             put_bytes(out, iterator.key())?;
         }
-        if flags & WITH_VALUES != 0 {
+        if flags & ITER_WITH_VALUES != 0 {
             put_bytes(out, iterator.value())?;
         }
         count += 1;

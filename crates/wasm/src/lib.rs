@@ -37,6 +37,8 @@ mod snapshots;
 mod topics;
 #[cfg(target_arch = "wasm32")]
 mod verify;
+#[cfg(target_arch = "wasm32")]
+mod wire;
 
 use std::sync::{Mutex, PoisonError};
 

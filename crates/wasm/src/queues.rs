@@ -15,9 +15,7 @@ use wasm_bindgen::prelude::*;
 use crate::database::{optional_ms, with_db, DATABASES};
 use crate::errors::{invalid, js_result, JsResult};
 use crate::handles::with;
-
-/// Bytes before each item's value in [`queue_read`]'s output.
-const ITEM_HEADER: usize = 32;
+use crate::wire::{ITEM_HEADER_LEN, READ_PEEK, READ_RESERVE, READ_TAKE};
 
 /// Largest integer a JavaScript number holds exactly (2^53 - 1).
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -175,34 +173,37 @@ pub fn queue_push(
     }))
 }
 
-/// Reads up to `max` items: `mode` 0 takes them, 1 reserves them (lease `lease_ms`, below 1:
-/// the queue's default), 2 peeks at the next one. Returns them packed, each: id f64, pushedAt
-/// f64, leaseUntil f64 (-1: none), deliveries u32, value length u32 (all LE), value.
+/// Reads up to `max` items: `mode` [`READ_TAKE`] takes them, [`READ_RESERVE`] reserves them
+/// (lease `lease_ms`, below 1: the queue's default), [`READ_PEEK`] peeks at the next one.
+/// Returns them packed, each [`ITEM_HEADER_LEN`] bytes of header, then the value.
 #[wasm_bindgen(js_name = queueRead)]
 pub fn queue_read(db: u32, q: u32, mode: u8, max: u32, lease_ms: f64) -> JsResult<Vec<u8>> {
     js_result(with_db(db, |entry| {
         let queue = entry.queue(q)?;
         let items = match mode {
-            0 => queue.take_many(max as usize, None)?,
-            1 => queue.reserve_many(
+            READ_TAKE => queue.take_many(max as usize, None)?,
+            READ_RESERVE => queue.reserve_many(
                 max as usize,
                 ReserveOptions {
                     lease: optional_ms(lease_ms).filter(|d| !d.is_zero()),
                     wait: None,
                 },
             )?,
-            2 => queue.peek()?.into_iter().collect(),
+            READ_PEEK => queue.peek()?.into_iter().collect(),
             other => return Err(Error::InvalidArgument(format!("unknown read mode {other}"))),
         };
-        if mode != 2 {
-            entry.after_write(items.len() * ITEM_HEADER);
+        if mode != READ_PEEK {
+            entry.after_write(items.len() * ITEM_HEADER_LEN as usize);
         }
         pack_items(&items)
     }))
 }
 
 fn pack_items(items: &[QueueItem]) -> Result<Vec<u8>, Error> {
-    let total = items.iter().map(|i| ITEM_HEADER + i.value.len()).sum();
+    let total = items
+        .iter()
+        .map(|i| ITEM_HEADER_LEN as usize + i.value.len())
+        .sum();
     let mut out = Vec::with_capacity(total);
     for item in items {
         out.extend_from_slice(&js_id(item.id)?.to_le_bytes());

@@ -7,7 +7,7 @@
 //! (`packages/js/src/server/queue-waits.ts`), woken when an append commits.
 //!
 //! Records cross packed, one after another, each:
-//! `key length u32 LE (0xFFFF_FFFF: no key), key, header count u32 LE, per header (name length
+//! `key length u32 LE ([`crate::wire::NO_FIELD`]: no key), key, header count u32 LE, per header (name length
 //! u32 LE, name UTF-8, value length u32 LE, value), value length u32 LE, value`; records read
 //! back carry `offset f64 LE, time f64 LE` before that.
 
@@ -19,88 +19,46 @@ use crate::database::{optional_ms, with_db, DATABASES};
 use crate::errors::{js_result, JsResult};
 use crate::handles::with;
 use crate::queues::{js_id, js_ids};
+use crate::wire::{put_field, Reader, NO_FIELD};
 
-/// The key length that says "no key".
-const NO_KEY: u32 = u32::MAX;
-
-/// Reads the fields of packed records; running past the end is `INVALID_ARGUMENT`.
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn u32(&mut self) -> Result<u32, Error> {
-        let (n, rest) = self.bytes.split_first_chunk::<4>().ok_or_else(truncated)?;
-        self.bytes = rest;
-        Ok(u32::from_le_bytes(*n))
+/// One record packed in `reader` (layout: the module doc).
+fn read_record(reader: &mut Reader<'_>) -> Result<NewRecord, Error> {
+    let key = reader.optional_field()?.map(<[u8]>::to_vec);
+    let count = reader.u32()?;
+    let mut headers = Vec::new();
+    for _ in 0..count {
+        let name = std::str::from_utf8(reader.field()?)
+            .map_err(|_| Error::InvalidArgument("a header name must be UTF-8".into()))?;
+        headers.push((name.to_owned(), reader.field()?.to_vec()));
     }
-
-    fn take(&mut self, len: u32) -> Result<&'a [u8], Error> {
-        let len = len as usize;
-        if self.bytes.len() < len {
-            return Err(truncated());
-        }
-        let (out, rest) = self.bytes.split_at(len);
-        self.bytes = rest;
-        Ok(out)
-    }
-
-    fn field(&mut self) -> Result<&'a [u8], Error> {
-        let len = self.u32()?;
-        self.take(len)
-    }
-
-    fn record(&mut self) -> Result<NewRecord, Error> {
-        let key_len = self.u32()?;
-        let key = if key_len == NO_KEY {
-            None
-        } else {
-            Some(self.take(key_len)?.to_vec())
-        };
-        let count = self.u32()?;
-        let mut headers = Vec::new();
-        for _ in 0..count {
-            let name = std::str::from_utf8(self.field()?)
-                .map_err(|_| Error::InvalidArgument("a header name must be UTF-8".into()))?;
-            headers.push((name.to_owned(), self.field()?.to_vec()));
-        }
-        let value = self.field()?.to_vec();
-        Ok(NewRecord {
-            value,
-            key,
-            headers,
-        })
-    }
-}
-
-fn truncated() -> Error {
-    Error::InvalidArgument("truncated topic records".into())
+    let value = reader.field()?.to_vec();
+    Ok(NewRecord {
+        value,
+        key,
+        headers,
+    })
 }
 
 /// The records packed in `bytes` (layout: the module doc).
 pub fn decode_records(bytes: &[u8]) -> Result<Vec<NewRecord>, Error> {
-    let mut reader = Reader { bytes };
+    let mut reader = Reader::new(bytes, "topic records");
     let mut out = Vec::new();
-    while !reader.bytes.is_empty() {
-        out.push(reader.record()?);
+    while !reader.is_empty() {
+        out.push(read_record(&mut reader)?);
     }
     Ok(out)
 }
 
 /// The one record packed in `bytes`.
 pub fn decode_one_record(bytes: &[u8]) -> Result<NewRecord, Error> {
-    let mut reader = Reader { bytes };
-    let record = reader.record()?;
-    if !reader.bytes.is_empty() {
+    let mut reader = Reader::new(bytes, "topic record");
+    let record = read_record(&mut reader)?;
+    if !reader.is_empty() {
         return Err(Error::InvalidArgument(
             "trailing bytes after a topic record".into(),
         ));
     }
     Ok(record)
-}
-
-fn put_len(out: &mut Vec<u8>, len: usize) {
-    out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_le_bytes());
 }
 
 /// `records` packed (layout: the module doc, with offset and time).
@@ -110,21 +68,16 @@ fn pack_records(records: &[Record]) -> Result<Vec<u8>, Error> {
         out.extend_from_slice(&js_id(r.offset)?.to_le_bytes());
         out.extend_from_slice(&(r.time_ms as f64).to_le_bytes());
         match &r.key {
-            Some(key) => {
-                put_len(&mut out, key.len());
-                out.extend_from_slice(key);
-            }
-            None => out.extend_from_slice(&NO_KEY.to_le_bytes()),
+            Some(key) => put_field(&mut out, key),
+            None => out.extend_from_slice(&NO_FIELD.to_le_bytes()),
         }
-        put_len(&mut out, r.headers.len());
+        let headers = u32::try_from(r.headers.len()).unwrap_or(NO_FIELD);
+        out.extend_from_slice(&headers.to_le_bytes());
         for (name, value) in &r.headers {
-            put_len(&mut out, name.len());
-            out.extend_from_slice(name.as_bytes());
-            put_len(&mut out, value.len());
-            out.extend_from_slice(value);
+            put_field(&mut out, name.as_bytes());
+            put_field(&mut out, value);
         }
-        put_len(&mut out, r.value.len());
-        out.extend_from_slice(&r.value);
+        put_field(&mut out, &r.value);
     }
     Ok(out)
 }

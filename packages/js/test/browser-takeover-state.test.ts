@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 
 import { ShaleError } from "../src/errors.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../src/encoding/packed-ops.js";
+import { PackedOps } from "../src/encoding/packed-ops.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT } from "../src/encoding/wire.js";
 import { keyspaceName } from "../src/arguments/checks.js";
 import { decodeAppliedRecord, encodeAppliedRecord } from "../src/server/applied-writes.js";
 import { ClientKeyspaces } from "../src/server/client-keyspaces.js";

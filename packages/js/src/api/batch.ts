@@ -6,7 +6,8 @@
  */
 import { deleteRangeArgument, syncOption } from "../arguments/checks.js";
 import { isEmptyRange } from "../encoding/bounds.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
+import { PackedOps } from "../encoding/packed-ops.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT } from "../encoding/wire.js";
 import { closedError } from "../errors.js";
 import type { Batch, KeyspaceRef, WriteOptions } from "../types.js";
 import { settle } from "./settle.js";

@@ -11,7 +11,7 @@
  */
 import { consumeOptions } from "../arguments/queue-options.js";
 import { ShaleError, closedError } from "../errors.js";
-import { READ_RESERVE } from "../engine/queue.js";
+import { READ_RESERVE } from "../encoding/wire.js";
 import type { ConsumeOptions, Job, QueueItem, ReleaseOptions } from "../types.js";
 import { onFirstPull } from "./first-pull.js";
 import type { PromiseQueue } from "./queue.js";

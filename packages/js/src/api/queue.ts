@@ -19,7 +19,7 @@ import {
 import type { Codec } from "../encoding/codec.js";
 import { ownBytes } from "../encoding/own-bytes.js";
 import { decodeItems } from "../encoding/queue-items.js";
-import { READ_PEEK, READ_RESERVE, READ_TAKE, type ReadMode } from "../engine/queue.js";
+import { READ_PEEK, READ_RESERVE, READ_TAKE, type ReadMode } from "../encoding/wire.js";
 import type { Transport } from "../transport/transport.js";
 import type {
   ConsumeOptions,

@@ -10,7 +10,8 @@ import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOpt
 import type { Codec } from "../encoding/codec.js";
 import type { IterationMode } from "../encoding/entry-batch.js";
 import { ownBytes } from "../encoding/own-bytes.js";
-import { OP_DELETE_RANGE, PackedOps } from "../encoding/packed-ops.js";
+import { PackedOps } from "../encoding/packed-ops.js";
+import { OP_DELETE_RANGE } from "../encoding/wire.js";
 import { closedError, invalidArgument } from "../errors.js";
 import type { Transport } from "../transport/transport.js";
 import type { AsyncEntryIterator, IteratorOptions, Keyspace, ReadOptions, WriteOptions } from "../types.js";

@@ -1,18 +1,12 @@
 /**
  * Changes of the feed as they cross the WebAssembly boundary and transports (layout:
- * `crates/wasm/src/changes.rs`): packed one after another, decoded here for both APIs.
+ * `crates/wasm/src/changes.rs`, constants `./wire.ts`): packed one after another, decoded here for both APIs.
  *
  * @module
  */
+import { CHANGE_DELETE, CHANGE_HEAD_LEN, CHANGE_PUT, NO_FIELD } from "./wire.js";
 import type { Change, ChangeOp } from "../engine/change-types.js";
 
-/** The length that says "none" (meta). */
-const NONE = 0xffff_ffff;
-/** Bytes of a change before its meta: seq, lastSeq, time (f64 each). */
-const HEAD = 24;
-/** Op kinds (a third, 2, is a range deletion). */
-const PUT = 0;
-const DELETE = 1;
 
 const decoder = new TextDecoder();
 
@@ -66,12 +60,12 @@ class PackedReader {
 export function decodeChanges(bytes: Uint8Array): Change[] {
   const r = new PackedReader(bytes);
   const out: Change[] = [];
-  while (r.at + HEAD + 8 <= bytes.length) {
+  while (r.at + CHANGE_HEAD_LEN + 8 <= bytes.length) {
     const seq = r.f64();
     const lastSeq = r.f64();
     const time = r.f64();
     let meta: Uint8Array | null = null;
-    if (r.view.getUint32(r.at, true) === NONE) {
+    if (r.view.getUint32(r.at, true) === NO_FIELD) {
       r.at += 4;
     } else {
       meta = r.field();
@@ -82,7 +76,7 @@ export function decodeChanges(bytes: Uint8Array): Change[] {
       const kind = r.u8();
       r.skipField(); // keyspace
       r.skipField(); // key, or a range's start
-      if (kind !== DELETE) r.skipField(); // value, or a range's end
+      if (kind !== CHANGE_DELETE) r.skipField(); // value, or a range's end
     }
     const change = { seq, lastSeq, time: time < 0 ? null : time, meta, bytes: r.field() } as Change;
     lazyOps(change, bytes, opsAt, count);
@@ -115,9 +109,9 @@ function decodeOps(r: PackedReader, count: number): ChangeOp[] {
     const kind = r.u8();
     const keyspace = decoder.decode(r.field());
     const key = r.field();
-    if (kind === PUT) {
+    if (kind === CHANGE_PUT) {
       ops.push({ type: "put", keyspace, key, value: r.field() });
-    } else if (kind === DELETE) {
+    } else if (kind === CHANGE_DELETE) {
       ops.push({ type: "delete", keyspace, key });
     } else {
       ops.push({ type: "deleteRange", keyspace, start: key, end: r.field() });

@@ -8,12 +8,18 @@
  * @module
  */
 import type { Codec } from "./codec.js";
+import { ITER_WITH_KEYS, ITER_WITH_VALUES } from "./wire.js";
 
 /** What each step of an iterator yields. */
 export type IterationMode = "entries" | "keys" | "values" | "count";
 
-/** The `flags` argument of `iterNext` for each mode (1: keys, 2: values). */
-export const MODE_FLAGS: Record<IterationMode, number> = { entries: 3, keys: 1, values: 2, count: 0 };
+/** The `flags` argument of `iterNext` for each mode. */
+export const MODE_FLAGS: Record<IterationMode, number> = {
+  entries: ITER_WITH_KEYS | ITER_WITH_VALUES,
+  keys: ITER_WITH_KEYS,
+  values: ITER_WITH_VALUES,
+  count: 0,
+};
 
 export class EntryBatch {
   readonly #bytes: Uint8Array;

@@ -1,6 +1,6 @@
 /**
- * Batch operations packed into one byte array for one call into the instance (layout:
- * `crates/wasm/src/database.rs`, `db_write`). Free of the instance, so browser pages pack
+ * Batch operations packed into one byte array for one call into the instance (layout and op
+ * codes: `./wire.ts`). Free of the instance, so browser pages pack
  * batches before they cross to the worker; `../engine/write-packed.ts` applies them.
  *
  * @module
@@ -9,23 +9,17 @@ import { batchOperations } from "../arguments/checks.js";
 import { leaseArgument, pushOptions } from "../arguments/queue-options.js";
 import { offsetArgument, topicGroup } from "../arguments/topic-options.js";
 import { invalidArgument } from "../errors.js";
-
-export const OP_PUT = 0;
-export const OP_DELETE = 1;
-export const OP_DELETE_RANGE = 2;
-/** A queue push: the queue's number, the value, then 16 bytes of options (`pushOptionBytes`). */
-export const OP_PUSH = 3;
-/** A queue ack: the queue's number, then 12 bytes of lease (`leaseBytes`). */
-export const OP_ACK = 4;
-/** A topic append: the topic's number, then one record packed (`../encoding/topic-records.ts`). */
-export const OP_APPEND = 5;
-/** A topic offset commit: the topic's number, the group name (UTF-8), the offset u64 LE. */
-export const OP_COMMIT_OFFSET = 6;
-/**
- * The batch's meta for the change feed: keyspace 0, the meta as key. Always the first
- * operation (a server commits a write that starts with it alone, never merged with others).
- */
-export const OP_META = 7;
+import {
+  LEASE_LEN,
+  OP_ACK,
+  OP_APPEND,
+  OP_COMMIT_OFFSET,
+  OP_DELETE,
+  OP_META,
+  OP_PUSH,
+  OP_PUT,
+  PUSH_OPTIONS_LEN,
+} from "./wire.js";
 
 /** The offset field of an `OP_COMMIT_OFFSET`. */
 export function offsetBytes(offset: number): Uint8Array {
@@ -36,7 +30,7 @@ export function offsetBytes(offset: number): Uint8Array {
 
 /** The options field of an `OP_PUSH`: delay and ttl in ms, f64 LE (-1: none). */
 export function pushOptionBytes(delayMs: number, ttlMs: number): Uint8Array {
-  const out = new Uint8Array(16);
+  const out = new Uint8Array(PUSH_OPTIONS_LEN);
   const view = new DataView(out.buffer);
   view.setFloat64(0, delayMs, true);
   view.setFloat64(8, ttlMs, true);
@@ -45,7 +39,7 @@ export function pushOptionBytes(delayMs: number, ttlMs: number): Uint8Array {
 
 /** The lease field of an `OP_ACK`: the id u64 LE and the delivery u32 LE. */
 export function leaseBytes(id: number, delivery: number): Uint8Array {
-  const out = new Uint8Array(12);
+  const out = new Uint8Array(LEASE_LEN);
   const view = new DataView(out.buffer);
   view.setBigUint64(0, BigInt(id), true);
   view.setUint32(8, delivery, true);

@@ -1,15 +1,14 @@
 /**
  * Queue values and items as they cross the WebAssembly boundary and transports (layouts:
- * `crates/wasm/src/queues.rs`): values to push packed one after another, items read back packed
+ * `./wire.ts`): values to push packed one after another, items read back packed
  * the same way, decoded here for both the synchronous and the Promise API.
  *
  * @module
  */
 import type { Codec } from "./codec.js";
+import { ITEM_HEADER_LEN } from "./wire.js";
 import type { QueueItem } from "../engine/queue-types.js";
 
-/** Bytes before each item's value: id, pushedAt, leaseUntil (f64), deliveries, length (u32). */
-const ITEM_HEADER = 32;
 
 /** `values` packed for `queuePush`: each its length (u32 LE), then its bytes. */
 export function packValues(values: readonly Uint8Array[]): Uint8Array {
@@ -34,12 +33,12 @@ export function decodeItems<V>(bytes: Uint8Array, codec: Codec<unknown>): QueueI
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const items: QueueItem<V>[] = [];
   let at = 0;
-  while (at + ITEM_HEADER <= bytes.length) {
+  while (at + ITEM_HEADER_LEN <= bytes.length) {
     const id = view.getFloat64(at, true);
     const until = view.getFloat64(at + 16, true);
     const deliveries = view.getUint32(at + 24, true);
     const length = view.getUint32(at + 28, true);
-    const start = at + ITEM_HEADER;
+    const start = at + ITEM_HEADER_LEN;
     items.push({
       id,
       value: codec.decode(bytes.subarray(start, start + length)) as V,

@@ -6,10 +6,10 @@
  * @module
  */
 import type { Codec } from "./codec.js";
+import { NO_FIELD } from "./wire.js";
 import { headersArgument } from "../arguments/topic-options.js";
 import type { TopicRecord } from "../engine/topic-types.js";
 
-const NO_KEY = 0xffff_ffff;
 const encoder = new TextEncoder();
 
 /** One record to append: encoded key (or none), headers, value. */
@@ -55,7 +55,7 @@ export function packRecords(records: readonly EncodedRecord[]): Uint8Array {
   };
   records.forEach((r, i) => {
     if (r.key === undefined) {
-      view.setUint32(at, NO_KEY, true);
+      view.setUint32(at, NO_FIELD, true);
       at += 4;
     } else {
       field(r.key);
@@ -92,7 +92,7 @@ export function decodeRecords<V, K>(bytes: Uint8Array, codecs: RecordCodecs): To
     const time = view.getFloat64(at + 8, true);
     at += 16;
     let key: K | undefined;
-    if (view.getUint32(at, true) === NO_KEY) {
+    if (view.getUint32(at, true) === NO_FIELD) {
       at += 4;
     } else {
       key = codecs.keyCodec.decode(field()) as K;

@@ -6,7 +6,8 @@
 import { isEmptyRange } from "../encoding/bounds.js";
 import { deleteRangeArgument, syncOption } from "../arguments/checks.js";
 import type { DatabaseHandle } from "./database-handle.js";
-import { OP_DELETE, OP_DELETE_RANGE, OP_PUT, PackedOps } from "../encoding/packed-ops.js";
+import { PackedOps } from "../encoding/packed-ops.js";
+import { OP_DELETE, OP_DELETE_RANGE, OP_PUT } from "../encoding/wire.js";
 import { writePacked } from "./write-packed.js";
 import { storeOf, type StoreImpl } from "./store.js";
 import type { KeyspaceRef, SyncBatch, WriteOptions } from "./types.js";

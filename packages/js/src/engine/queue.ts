@@ -26,6 +26,7 @@ import { valueCodec, type Codec } from "../encoding/codec.js";
 import type { PackingQueue } from "../encoding/packed-ops.js";
 import { decodeItems, packValues } from "../encoding/queue-items.js";
 import { invalidArgument } from "../errors.js";
+import { READ_PEEK, READ_RESERVE, READ_TAKE, type ReadMode } from "../encoding/wire.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
 import type {
@@ -40,11 +41,6 @@ import type {
   TakeOptions,
 } from "./queue-types.js";
 
-/** Read modes of `queueRead`. */
-export const READ_TAKE = 0;
-export const READ_RESERVE = 1;
-export const READ_PEEK = 2;
-export type ReadMode = typeof READ_TAKE | typeof READ_RESERVE | typeof READ_PEEK;
 
 /**
  * Opens queue `name` of `db` on the engine: with `settings` replacing its stored configuration,

@@ -16,7 +16,8 @@
  *
  * @module
  */
-import { OP_PUT, PackedOps } from "../encoding/packed-ops.js";
+import { PackedOps } from "../encoding/packed-ops.js";
+import { OP_PUT } from "../encoding/wire.js";
 import type { StoreImpl } from "../engine/store.js";
 import { reservedKeyspace, type SyncDatabaseImpl } from "../engine/sync-database.js";
 

@@ -18,7 +18,7 @@ import {
   OP_DELETE_RANGE,
   OP_PUSH,
   OP_PUT,
-} from "../encoding/packed-ops.js";
+} from "../encoding/wire.js";
 
 /** A client's keyspace number bound to its engine number, or why it could not be opened. */
 type Binding = { engine: number } | { failure: ShaleError };

@@ -16,10 +16,11 @@ import type { Args, KeyspaceDeclaration, Op, Reply, RequestMessage } from "../tr
 import { toWire } from "../transport/wire-error.js";
 import { AppliedWrites } from "./applied-writes.js";
 import type { ClientResources } from "./client-resources.js";
-import { Executor, WRITES, type ServerServices } from "./executor.js";
+import { Executor, checkRequest, type ServerServices } from "./executor.js";
+import { bytesWritten, merges } from "./operations/table.js";
 import { JobQueue, type Job } from "./job-queue.js";
 import { Later } from "./queue-waits.js";
-import { OP_META } from "../encoding/packed-ops.js";
+import { OP_META } from "../encoding/wire.js";
 import { MAINTENANCE_EVERY, MaintenanceScheduler } from "../engine/maintenance.js";
 import { WritePath, isRejection } from "./write-path.js";
 
@@ -48,27 +49,6 @@ export interface ServerOptions {
   idleSeal: boolean;
   /** Told when maintenance work starts (`true`) and when none is left (`false`). */
   busy?: (busy: boolean) => void;
-}
-
-/**
- * Bytes a request writes, roughly (a commit's are unknown: counted as `MAINTENANCE_EVERY`);
- * flush and compaction may have work only after writes.
- */
-function bytesWritten(request: RequestMessage): number {
-  switch (request[1]) {
-    case "put": {
-      const [, key, value] = request[2] as Args<"put">;
-      return key.length + value.length;
-    }
-    case "delete":
-      return (request[2] as Args<"delete">)[1].length;
-    case "write":
-      return (request[2] as Args<"write">)[0].length;
-    case "txCommit":
-      return MAINTENANCE_EVERY;
-    default:
-      return 0;
-  }
 }
 
 export class DatabaseServer {
@@ -159,6 +139,24 @@ export class DatabaseServer {
     this.#maintenance?.stop();
   }
 
+  /**
+   * The requests of a message whose arguments their rows accept (`./executor.ts`,
+   * `checkRequest`); each other one is answered with its `INVALID_ARGUMENT` in `replies`.
+   */
+  #checked(client: ClientResources, requests: RequestMessage[], replies: Reply[]): RequestMessage[] {
+    const good: RequestMessage[] = [];
+    for (const request of requests) {
+      try {
+        checkRequest(request);
+        good.push(request);
+      } catch (error) {
+        if (client.tracked && merges(request[1])) this.#writes.notCommitted(client, request);
+        replies.push([request[0], false, toWire(error)]);
+      }
+    }
+    return good;
+  }
+
   async #process(
     client: ClientResources,
     requests: RequestMessage[],
@@ -170,7 +168,8 @@ export class DatabaseServer {
     if (keyspaces !== undefined && !this.#stopped) {
       this.#executor.declare(client, keyspaces);
     }
-    const todo = this.#stopped ? requests : this.#writes.skipApplied(client, requests, replies);
+    const checked = this.#checked(client, requests, replies);
+    const todo = this.#stopped ? checked : this.#writes.skipApplied(client, checked, replies);
     /** Writes before this index run one by one (a merged batch of them was refused). */
     let separately = 0;
     for (let i = 0; i < todo.length; i++) {
@@ -187,7 +186,7 @@ export class DatabaseServer {
             replies.push(failure === undefined ? [id, true, undefined] : [id, false, toWire(failure)]);
           }
           if (failure === undefined) {
-            written += run.reduce((n, request) => n + bytesWritten(request), 0);
+            written += run.reduce((n, [, op, args]) => n + bytesWritten(op, args), 0);
           }
           i = end - 1;
           continue;
@@ -198,7 +197,7 @@ export class DatabaseServer {
       }
       const request = todo[i] as RequestMessage;
       const [id, op, args] = request;
-      const tracked = client.tracked && WRITES.has(op);
+      const tracked = client.tracked && merges(op);
       try {
         const ready = this.#stopped ? undefined : this.#host.prepare?.(op, args);
         if (ready !== undefined) {
@@ -226,7 +225,7 @@ export class DatabaseServer {
           }
         }
         replies.push([id, true, result]);
-        written += bytesWritten(request);
+        written += bytesWritten(op, args);
       } catch (error) {
         replies.push([id, false, toWire(error)]);
       }
@@ -244,5 +243,5 @@ export class DatabaseServer {
  */
 function mergeable(request: RequestMessage): boolean {
   const [, op, args] = request;
-  return WRITES.has(op) && !(op === "write" && (args as Args<"write">)[0][0] === OP_META);
+  return merges(op) && !(op === "write" && (args as Args<"write">)[0][0] === OP_META);
 }

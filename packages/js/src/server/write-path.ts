@@ -13,7 +13,8 @@
 import { ShaleError } from "../errors.js";
 import type { AppliedWrites } from "./applied-writes.js";
 import type { ClientResources } from "./client-resources.js";
-import { WRITES, type Executor } from "./executor.js";
+import type { Executor } from "./executor.js";
+import { merges } from "./operations/table.js";
 import type { Reply, RequestMessage } from "../transport/requests.js";
 import { toWire } from "../transport/wire-error.js";
 
@@ -47,12 +48,12 @@ export class WritePath {
    * (in `replies`) instead of run again.
    */
   skipApplied(client: ClientResources, requests: RequestMessage[], replies: Reply[]): RequestMessage[] {
-    if (!requests.some((r) => r[3] === 1 && WRITES.has(r[1]))) {
+    if (!requests.some((r) => r[3] === 1 && merges(r[1]))) {
       return requests;
     }
     const todo: RequestMessage[] = [];
     for (const request of requests) {
-      if (request[3] === 1 && WRITES.has(request[1])) {
+      if (request[3] === 1 && merges(request[1])) {
         try {
           if (this.#applied.wasApplied(client.id, request[0])) {
             replies.push([request[0], true, undefined]);

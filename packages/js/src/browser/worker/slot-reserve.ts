@@ -7,6 +7,7 @@
  */
 import { ShaleError } from "../../errors.js";
 import type { Args, Op } from "../../transport/requests.js";
+import { createsFiles } from "../../server/operations/table.js";
 import { openLivePool } from "../opfs/live-pool.js";
 import type { OpfsPool } from "../opfs/opfs-pool.js";
 
@@ -39,38 +40,6 @@ export const SERVED_SLOTS: SlotTargets = { growBelow: 10, target: 14 };
 export const SYNC_SLOTS: SlotTargets = { growBelow: 24, target: 32 };
 /** How long after an open the pool grows to its working size. */
 export const GROW_AFTER_OPEN_MS = 100;
-/** Requests that may create files (a write may start a new log and flush inline). */
-const CREATES_FILES: ReadonlySet<Op> = new Set<Op>([
-  "put",
-  "delete",
-  "write",
-  "txCommit",
-  "flush",
-  "export",
-  "compact",
-  "maintain",
-  "keyspace",
-  "queueOpen",
-  "queuePush",
-  "queueRead",
-  "queueAck",
-  "queueRelease",
-  "queueExtend",
-  "queueGroup",
-  "queueRemoveGroup",
-  "queueClear",
-  "deleteQueue",
-  "queueWrite",
-  "topicOpen",
-  "topicAppend",
-  "topicCommit",
-  "topicRemoveGroup",
-  "topicApplyRetention",
-  "deleteTopic",
-  "applyChange",
-  "ackChanges",
-  "removeChangeCursor",
-]);
 /** A maintenance budget above this may rewrite the whole tree: reserve a slot per file first. */
 const LARGE_BUDGET = 64 << 20;
 
@@ -99,7 +68,7 @@ export class SlotReserve {
       // A compaction of everything writes up to one new table per table before freeing any.
       return this.#pool.usedSlots + SLOTS_LOW;
     }
-    return CREATES_FILES.has(op) ? SLOTS_LOW : 0;
+    return createsFiles(op) ? SLOTS_LOW : 0;
   }
 
   /** Resolves once the pool has the free slots request `op` needs; `undefined` if it has. */

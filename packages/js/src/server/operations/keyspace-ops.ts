@@ -1,0 +1,84 @@
+/**
+ * Requests on keyspaces: opening them, point reads and writes, counting a range. Keyspaces are
+ * named by the client's numbers (`../client-keyspaces.ts`), keys and values are bytes.
+ *
+ * @module
+ */
+import { keyCodec, valueCodec } from "../../encoding/codec.js";
+import { invalidArgument } from "../../errors.js";
+import { SyncDatabaseImpl } from "../../engine/sync-database.js";
+import { writePackedBytes } from "../../engine/write-packed.js";
+import type { KeyEncoding, ValueEncoding } from "../../types.js";
+import { row } from "./row.js";
+import { bool, bytes, bytesList, count, range, str } from "./wire-checks.js";
+
+function keyspaceName(name: string): string {
+  if (name === "") {
+    throw invalidArgument("a keyspace name must be a non-empty string");
+  }
+  return name;
+}
+
+export const keyspaceOps = {
+  /** Opens (creating it if missing) keyspace `name` as this client's keyspace `number`. */
+  keyspace: row({
+    args: [str, count],
+    createsFiles: true,
+    run: (x, client, name, number) => client.keyspaces.bind(number, x.openKeyspace(keyspaceName(name))),
+  }),
+  /**
+   * Checks (and records if none are) the encodings a client opens keyspace `name` with
+   * (`"default"`: the database's own); `ENCODING_MISMATCH` if others are recorded
+   * (`../../engine/keyspace-encodings.ts`).
+   */
+  encodings: row({
+    args: [str, str, str],
+    run: (x, _client, name, keys, values) => {
+      // Known encodings only (INVALID_ARGUMENT otherwise): the names are recorded.
+      const [k, v] = [keyCodec(keys as KeyEncoding).name, valueCodec(values as ValueEncoding).name];
+      SyncDatabaseImpl.checkEncodings(x.db, keyspaceName(name), k, v);
+    },
+  }),
+  /** The value of a key at a snapshot (0: the latest state). */
+  get: row({
+    args: [count, bytes, count],
+    run: (x, client, ks, key, snapshot) =>
+      x.store(client, ks).get(key, x.read(client, snapshot)) as Uint8Array | undefined,
+  }),
+  getMany: row({
+    args: [count, bytesList, count],
+    run: (x, client, ks, keys, snapshot) =>
+      x.store(client, ks).getMany(keys, x.read(client, snapshot)) as (Uint8Array | undefined)[],
+  }),
+  has: row({
+    args: [count, bytes, count],
+    run: (x, client, ks, key, snapshot) => x.store(client, ks).has(key, x.read(client, snapshot)),
+  }),
+  put: row({
+    args: [count, bytes, bytes, bool],
+    merges: true,
+    createsFiles: true,
+    bytes: ([, key, value]) => key.length + value.length,
+    run: (x, client, ks, key, value, sync) => x.store(client, ks).put(key, value, { sync }),
+  }),
+  delete: row({
+    args: [count, bytes, bool],
+    merges: true,
+    createsFiles: true,
+    bytes: ([, key]) => key.length,
+    run: (x, client, ks, key, sync) => x.store(client, ks).delete(key, { sync }),
+  }),
+  /** Packed batch operations (`../../encoding/wire.ts`; the client's keyspace numbers), applied atomically. */
+  write: row({
+    args: [bytes, bool],
+    merges: true,
+    createsFiles: true,
+    bytes: ([ops]) => ops.length,
+    run: (x, client, ops, sync) => writePackedBytes(x.db.db, client.keyspaces.remap(ops), sync),
+  }),
+  /** The keys in a range (it walks them). */
+  count: row({
+    args: [count, range],
+    run: (x, client, ks, r) => x.store(client, ks).count(x.range(client, r)),
+  }),
+};
