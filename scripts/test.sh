@@ -41,6 +41,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p shaledb --no-deps
 step "the core's top-level modules have no dependency cycle (scripts/module-cycles.mjs)"
 node scripts/module-cycles.mjs crates/core/src
 
+step "the TypeScript files import each other without cycles (scripts/ts-cycles.mjs)"
+node scripts/ts-cycles.mjs packages/js/src
+
 step "cargo test --workspace"
 cargo test --workspace
 

@@ -1,7 +1,7 @@
 //! Exports of the change feed ([`shaledb::Db::changes`]), change cursors and a follower's
 //! [`shaledb::Db::apply_change`].
 //!
-//! Sequence numbers cross as `f64` (exact up to 2^53 - 1; [`crate::queues::js_id`]). These
+//! Sequence numbers cross as `f64` (exact up to 2^53 - 1; [`crate::wire::js_id`]). These
 //! calls never wait: `changes({ follow: true })` of the Promise API waits in TypeScript
 //! (`packages/js/src/server/queue-waits.ts`), woken after every commit of its server.
 //!
@@ -15,9 +15,9 @@
 use shaledb::{Applied, Change, ChangeOp, Changes, Error};
 use wasm_bindgen::prelude::*;
 
-use crate::database::{with_db, DbEntry};
+use crate::db_entry::{with_db, DbEntry};
 use crate::errors::{js_result, JsResult};
-use crate::queues::js_id;
+use crate::wire::js_id;
 use crate::wire::{
     put_field, CHANGE_DELETE, CHANGE_DELETE_RANGE, CHANGE_HEAD_LEN, CHANGE_PUT, NO_FIELD,
 };

@@ -4,100 +4,23 @@
 //! numbered per database (0 = the default keyspace). Keys and values cross as byte arrays:
 //! one copy into WebAssembly memory on the way in, one copy out.
 
-use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use shaledb::db::{Budget, Options};
-use shaledb::queue::{Lease, PushOptions, Queue};
-use shaledb::topic::Topic;
-use shaledb::{Batch, Db, Error, Keyspace, WriteOptions};
-use shaledb::{ChangeRetention, Changes, Clock};
+use shaledb::queue::{Lease, PushOptions};
+use shaledb::{Batch, ChangeRetention, Clock, Db, Error, WriteOptions};
 use wasm_bindgen::prelude::*;
 
+use crate::db_entry::{with_db, DbEntry, DATABASES};
 use crate::errors::{invalid, js_number, js_result, JsResult};
-use crate::handles::{with, Table};
+use crate::handles::with;
 use crate::js_storage::{JsStorage, StorageHost};
 use crate::scratch;
 use crate::snapshots::SNAPSHOTS;
 use crate::wire::{
-    Reader, LEASE_LEN, OP_ACK, OP_APPEND, OP_COMMIT_OFFSET, OP_DELETE, OP_DELETE_RANGE, OP_META,
-    OP_PUSH, OP_PUT, PUSH_OPTIONS_LEN,
+    optional_ms, Reader, LEASE_LEN, OP_ACK, OP_APPEND, OP_COMMIT_OFFSET, OP_DELETE,
+    OP_DELETE_RANGE, OP_META, OP_PUSH, OP_PUT, PUSH_OPTIONS_LEN,
 };
-
-/// Bytes of writes after which a write does one bounded maintenance step itself (the debt
-/// bound): a tight loop of synchronous writes gives the idle-time scheduler no chance to run.
-const INLINE_STEP_EVERY: u64 = 256 << 10;
-/// The budget of such an inline step (bytes of table data merged).
-const INLINE_STEP_BUDGET: u64 = 1 << 20;
-
-/// An open database and the keyspaces JavaScript has opened on it.
-pub struct DbEntry {
-    pub db: Db,
-    pub keyspaces: Vec<Keyspace>,
-    /// The queue handles JavaScript opened, by number (`None`: its queue was deleted).
-    pub queues: Vec<Option<Queue>>,
-    /// The topic handles JavaScript opened, by number (`None`: its topic was deleted).
-    pub topics: Vec<Option<Topic>>,
-    /// Change feeds kept open for the next read to continue from ([`crate::changes`]).
-    pub feeds: RefCell<Vec<Changes>>,
-    /// Bytes written since the last inline maintenance step.
-    debt: Cell<u64>,
-}
-
-impl DbEntry {
-    /// Queue handle number `index` of this database.
-    pub fn queue(&self, index: u32) -> Result<&Queue, Error> {
-        match self.queues.get(index as usize) {
-            Some(Some(queue)) => Ok(queue),
-            Some(None) => Err(Error::InvalidArgument(format!(
-                "queue handle {index} belongs to a deleted queue"
-            ))),
-            None => Err(Error::InvalidArgument(format!("no queue number {index}"))),
-        }
-    }
-
-    /// Topic handle number `index` of this database.
-    pub fn topic(&self, index: u32) -> Result<&Topic, Error> {
-        match self.topics.get(index as usize) {
-            Some(Some(topic)) => Ok(topic),
-            Some(None) => Err(Error::InvalidArgument(format!(
-                "topic handle {index} belongs to a deleted topic"
-            ))),
-            None => Err(Error::InvalidArgument(format!("no topic number {index}"))),
-        }
-    }
-
-    pub fn keyspace(&self, index: u32) -> Result<&Keyspace, Error> {
-        self.keyspaces
-            .get(index as usize)
-            .ok_or_else(|| Error::InvalidArgument(format!("no keyspace number {index}")))
-    }
-
-    /// After a committed write of `bytes`: adds them to the debt and, past the bound, does one
-    /// bounded maintenance step. Never fails: the write is committed, so its result is the
-    /// commit's. A failed step has poisoned the database (the core does that), and the next
-    /// write reports the cause.
-    pub fn after_write(&self, bytes: usize) {
-        let debt = self.debt.get() + bytes as u64;
-        if debt < INLINE_STEP_EVERY {
-            self.debt.set(debt);
-            return;
-        }
-        self.debt.set(0);
-        let _ = self.db.maintain(Budget {
-            bytes: INLINE_STEP_BUDGET,
-        });
-    }
-}
-
-thread_local! {
-    pub static DATABASES: RefCell<Table<DbEntry>> = RefCell::new(Table::new("database"));
-}
-
-/// Runs `f` on database `db`.
-pub fn with_db<R>(db: u32, f: impl FnOnce(&DbEntry) -> Result<R, Error>) -> Result<R, Error> {
-    with(&DATABASES, |t| f(t.get(db)?))
-}
 
 fn size_option(name: &str, value: f64, min: u64, max: u64) -> JsResult<usize> {
     if !(value.fract() == 0.0 && (min as f64..=max as f64).contains(&value)) {
@@ -153,17 +76,7 @@ pub fn db_open(
     // (retention by age measures from it).
     options.clock = Clock::from_fn(|| js_sys::Date::now() as u64);
     let db = js_result(Db::open_storage(Arc::new(JsStorage::new(host)), options))?;
-    let default = db.default_keyspace();
-    Ok(with(&DATABASES, |t| {
-        t.insert(DbEntry {
-            db,
-            keyspaces: vec![default],
-            queues: Vec::new(),
-            topics: Vec::new(),
-            feeds: RefCell::new(Vec::new()),
-            debt: Cell::new(0),
-        })
-    }))
+    Ok(with(&DATABASES, |t| t.insert(DbEntry::new(db))))
 }
 
 /// On a database opened read-only: reads what its writer did since the open or the last
@@ -271,13 +184,8 @@ pub fn db_write_ids(db: u32, ops: &[u8], sync: bool) -> JsResult<Vec<f64>> {
         let batch = decode_batch(entry, ops)?;
         let ids = entry.db.write_with_ids(&batch, WriteOptions { sync })?;
         entry.after_write(ops.len());
-        crate::queues::js_ids(ids)
+        crate::wire::js_ids(ids)
     }))
-}
-
-/// A duration in ms from JavaScript: `None` if negative or not a number.
-pub fn optional_ms(ms: f64) -> Option<std::time::Duration> {
-    (ms >= 0.0).then(|| std::time::Duration::from_millis(ms as u64))
 }
 
 fn decode_push_options(bytes: &[u8]) -> Result<PushOptions, Error> {
@@ -327,7 +235,7 @@ fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
                 batch.ack(entry.queue(number)?, lease)?;
             }
             OP_APPEND => {
-                let record = crate::topics::decode_one_record(reader.field()?)?;
+                let record = crate::topic_records::decode_one_record(reader.field()?)?;
                 batch.append(entry.topic(number)?, record)?;
             }
             OP_META => {
@@ -394,7 +302,7 @@ pub fn db_maintain(db: u32, budget: f64) -> JsResult<bool> {
 pub fn db_checkpoint(db: u32, host: StorageHost) -> JsResult<f64> {
     js_result(with_db(db, |entry| {
         let seq = entry.db.checkpoint_to(Arc::new(JsStorage::new(host)))?;
-        crate::queues::js_id(seq)
+        crate::wire::js_id(seq)
     }))
 }
 

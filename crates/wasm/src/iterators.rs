@@ -8,7 +8,7 @@ use shaledb::db::DbIterator;
 use shaledb::{Error, IterOptions};
 use wasm_bindgen::prelude::*;
 
-use crate::database::with_db;
+use crate::db_entry::with_db;
 use crate::errors::{js_result, JsResult};
 use crate::handles::{with, Table};
 use crate::scratch;

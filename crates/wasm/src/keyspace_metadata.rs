@@ -6,7 +6,7 @@
 use shaledb::IterOptions;
 use wasm_bindgen::prelude::*;
 
-use crate::database::with_db;
+use crate::db_entry::with_db;
 use crate::errors::{js_result, JsResult};
 
 /// The metadata of keyspace `ks` of `db`, or `undefined` if none was set.

@@ -17,6 +17,8 @@
 mod changes;
 #[cfg(target_arch = "wasm32")]
 mod database;
+#[cfg(target_arch = "wasm32")]
+mod db_entry;
 mod errors;
 #[cfg(target_arch = "wasm32")]
 mod handles;
@@ -33,6 +35,8 @@ mod recordio;
 mod scratch;
 #[cfg(target_arch = "wasm32")]
 mod snapshots;
+#[cfg(target_arch = "wasm32")]
+mod topic_records;
 #[cfg(target_arch = "wasm32")]
 mod topics;
 #[cfg(target_arch = "wasm32")]

@@ -1,6 +1,6 @@
 //! Exports of durable queues (`shaledb::queue`).
 //!
-//! A queue handle is a number per database (like keyspaces: [`crate::database::DbEntry`]),
+//! A queue handle is a number per database (like keyspaces: [`crate::db_entry::DbEntry`]),
 //! bound to one consumer group. Ids cross as `f64` (exact up to 2^53: a queue would need a
 //! million pushes a second for 285 years to pass it). Durations cross as `f64` milliseconds,
 //! negative meaning "none". These calls never wait: on wasm32 the core makes one attempt, and
@@ -12,49 +12,21 @@ use shaledb::queue::{
 use shaledb::Error;
 use wasm_bindgen::prelude::*;
 
-use crate::database::{optional_ms, with_db, DATABASES};
+use crate::db_entry::{insert_handle, with_db, DATABASES};
 use crate::errors::{invalid, js_result, JsResult};
 use crate::handles::with;
-use crate::wire::{ITEM_HEADER_LEN, READ_PEEK, READ_RESERVE, READ_TAKE};
+use crate::wire::{
+    js_id, js_ids, optional_count, optional_ms, ITEM_HEADER_LEN, READ_PEEK, READ_RESERVE, READ_TAKE,
+};
 
-/// Largest integer a JavaScript number holds exactly (2^53 - 1).
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
-/// Queue id (or topic offset) `id` as a JavaScript number; an id past 2^53 - 1 (which a number would round) is
-/// `InvalidArgument` rather than a wrong id.
-pub fn js_id(id: u64) -> Result<f64, Error> {
-    if id > MAX_SAFE_INTEGER {
-        return Err(Error::InvalidArgument(format!(
-            "queue id or topic offset {id} is beyond 2^53 - 1, which a JavaScript number cannot hold exactly"
-        )));
-    }
-    Ok(id as f64)
-}
-
-/// Queue ids as JavaScript numbers ([`js_id`]).
-pub fn js_ids(ids: Vec<u64>) -> Result<Vec<f64>, Error> {
-    ids.into_iter().map(js_id).collect()
-}
-
-/// Adds `queue` to database `db`'s handles (reusing the number of an open handle of the same
-/// queue and group).
+/// Adds `queue` to database `db`'s handles (in place of an open handle of the same queue and
+/// group); returns its number.
 fn insert(db: u32, queue: shaledb::queue::Queue) -> JsResult<u32> {
     js_result(with(&DATABASES, |t| {
-        let entry = t.get_mut(db)?;
-        let same = |q: &Option<shaledb::queue::Queue>| {
-            q.as_ref()
-                .is_some_and(|q| q.name() == queue.name() && q.group_name() == queue.group_name())
-        };
-        if let Some(i) = entry.queues.iter().position(same) {
-            return Ok(i as u32);
-        }
-        entry.queues.push(Some(queue));
-        Ok((entry.queues.len() - 1) as u32)
+        Ok(insert_handle(&mut t.get_mut(db)?.queues, queue, |a, b| {
+            a.name() == b.name() && a.group_name() == b.group_name()
+        }))
     }))
-}
-
-fn optional_count(value: f64) -> Option<u64> {
-    (value >= 0.0).then_some(value as u64)
 }
 
 /// Opens queue `name` of `db` (its default group), creating it if missing; returns its handle

@@ -6,9 +6,10 @@ use shaledb::queue::{Lease, PushOptions};
 use shaledb::{Snapshot, Transaction, WriteOptions};
 use wasm_bindgen::prelude::*;
 
-use crate::database::{optional_ms, with_db};
+use crate::db_entry::with_db;
 use crate::errors::{js_result, JsResult};
 use crate::handles::{with, Table};
+use crate::wire::optional_ms;
 
 thread_local! {
     pub static SNAPSHOTS: RefCell<Table<Snapshot>> = RefCell::new(Table::new("snapshot"));
@@ -94,7 +95,7 @@ pub fn tx_ack(tx: u32, db: u32, q: u32, id: f64, delivery: u32) -> JsResult<()> 
 /// `db` to transaction `tx`; its offset comes with the commit.
 #[wasm_bindgen(js_name = txAppend)]
 pub fn tx_append(tx: u32, db: u32, t: u32, record: &[u8]) -> JsResult<()> {
-    let record = js_result(crate::topics::decode_one_record(record))?;
+    let record = js_result(crate::topic_records::decode_one_record(record))?;
     js_result(with_db(db, |entry| {
         let topic = entry.topic(t)?;
         with(&TRANSACTIONS, |x| x.get_mut(tx)?.append(topic, record))
@@ -122,7 +123,7 @@ pub fn tx_commit(tx: u32, sync: bool) -> JsResult<Vec<f64>> {
     }))?;
     js_result(
         tx.commit_with_ids(WriteOptions { sync })
-            .and_then(crate::queues::js_ids),
+            .and_then(crate::wire::js_ids),
     )
 }
 

@@ -1,107 +1,31 @@
 //! Exports of topic logs (`shaledb::topic`).
 //!
-//! A topic handle is a number per database (like queues: [`crate::database::DbEntry`]).
-//! Offsets cross as `f64` (exact up to 2^53 - 1; [`crate::queues::js_id`]), times as `f64`
+//! A topic handle is a number per database (like queues: [`crate::db_entry::DbEntry`]).
+//! Offsets cross as `f64` (exact up to 2^53 - 1; [`crate::wire::js_id`]), times as `f64`
 //! milliseconds since the epoch, durations as `f64` milliseconds (negative: none). These calls
 //! never wait: a subscription of the Promise API waits in TypeScript
 //! (`packages/js/src/server/queue-waits.ts`), woken when an append commits.
 //!
-//! Records cross packed, one after another, each:
-//! `key length u32 LE ([`crate::wire::NO_FIELD`]: no key), key, header count u32 LE, per header (name length
-//! u32 LE, name UTF-8, value length u32 LE, value), value length u32 LE, value`; records read
-//! back carry `offset f64 LE, time f64 LE` before that.
+//! Records cross packed ([`crate::topic_records`]).
 
-use shaledb::topic::{AppendOptions, From, NewRecord, ReadLimits, Record, TopicOptions};
+use shaledb::topic::{AppendOptions, From, ReadLimits, TopicOptions};
 use shaledb::Error;
 use wasm_bindgen::prelude::*;
 
-use crate::database::{optional_ms, with_db, DATABASES};
+use crate::db_entry::{insert_handle, with_db, DATABASES};
 use crate::errors::{js_result, JsResult};
 use crate::handles::with;
-use crate::queues::{js_id, js_ids};
-use crate::wire::{put_field, Reader, NO_FIELD};
+use crate::topic_records::{decode_records, pack_records};
+use crate::wire::{js_id, js_ids, optional_count, optional_ms};
 
-/// One record packed in `reader` (layout: the module doc).
-fn read_record(reader: &mut Reader<'_>) -> Result<NewRecord, Error> {
-    let key = reader.optional_field()?.map(<[u8]>::to_vec);
-    let count = reader.u32()?;
-    let mut headers = Vec::new();
-    for _ in 0..count {
-        let name = std::str::from_utf8(reader.field()?)
-            .map_err(|_| Error::InvalidArgument("a header name must be UTF-8".into()))?;
-        headers.push((name.to_owned(), reader.field()?.to_vec()));
-    }
-    let value = reader.field()?.to_vec();
-    Ok(NewRecord {
-        value,
-        key,
-        headers,
-    })
-}
-
-/// The records packed in `bytes` (layout: the module doc).
-pub fn decode_records(bytes: &[u8]) -> Result<Vec<NewRecord>, Error> {
-    let mut reader = Reader::new(bytes, "topic records");
-    let mut out = Vec::new();
-    while !reader.is_empty() {
-        out.push(read_record(&mut reader)?);
-    }
-    Ok(out)
-}
-
-/// The one record packed in `bytes`.
-pub fn decode_one_record(bytes: &[u8]) -> Result<NewRecord, Error> {
-    let mut reader = Reader::new(bytes, "topic record");
-    let record = read_record(&mut reader)?;
-    if !reader.is_empty() {
-        return Err(Error::InvalidArgument(
-            "trailing bytes after a topic record".into(),
-        ));
-    }
-    Ok(record)
-}
-
-/// `records` packed (layout: the module doc, with offset and time).
-fn pack_records(records: &[Record]) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::new();
-    for r in records {
-        out.extend_from_slice(&js_id(r.offset)?.to_le_bytes());
-        out.extend_from_slice(&(r.time_ms as f64).to_le_bytes());
-        match &r.key {
-            Some(key) => put_field(&mut out, key),
-            None => out.extend_from_slice(&NO_FIELD.to_le_bytes()),
-        }
-        let headers = u32::try_from(r.headers.len()).unwrap_or(NO_FIELD);
-        out.extend_from_slice(&headers.to_le_bytes());
-        for (name, value) in &r.headers {
-            put_field(&mut out, name.as_bytes());
-            put_field(&mut out, value);
-        }
-        put_field(&mut out, &r.value);
-    }
-    Ok(out)
-}
-
-/// Adds `topic` to database `db`'s handles (reusing the number of an open handle of it).
+/// Adds `topic` to database `db`'s handles (in place of an open handle of it); returns its
+/// number.
 fn insert(db: u32, topic: shaledb::topic::Topic) -> JsResult<u32> {
     js_result(with(&DATABASES, |t| {
-        let entry = t.get_mut(db)?;
-        let same = |s: &Option<shaledb::topic::Topic>| {
-            s.as_ref().is_some_and(|s| s.name() == topic.name())
-        };
-        if let Some(i) = entry.topics.iter().position(same) {
-            if let Some(slot) = entry.topics.get_mut(i) {
-                *slot = Some(topic);
-            }
-            return Ok(i as u32);
-        }
-        entry.topics.push(Some(topic));
-        Ok((entry.topics.len() - 1) as u32)
+        Ok(insert_handle(&mut t.get_mut(db)?.topics, topic, |a, b| {
+            a.name() == b.name()
+        }))
     }))
-}
-
-fn optional_count(value: f64) -> Option<u64> {
-    (value >= 0.0).then_some(value as u64)
 }
 
 /// Opens topic `name` of `db`, creating it if missing; returns its handle number. `keep`: with

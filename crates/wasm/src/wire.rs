@@ -134,3 +134,32 @@ pub fn put_field(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&u32::try_from(bytes.len()).unwrap_or(NO_FIELD).to_le_bytes());
     out.extend_from_slice(bytes);
 }
+
+/// Largest integer a JavaScript number holds exactly (2^53 - 1).
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// Queue id (or topic offset) `id` as a JavaScript number; an id past 2^53 - 1 (which a number would round) is
+/// `InvalidArgument` rather than a wrong id.
+pub fn js_id(id: u64) -> Result<f64, Error> {
+    if id > MAX_SAFE_INTEGER {
+        return Err(Error::InvalidArgument(format!(
+            "queue id or topic offset {id} is beyond 2^53 - 1, which a JavaScript number cannot hold exactly"
+        )));
+    }
+    Ok(id as f64)
+}
+
+/// Queue ids as JavaScript numbers ([`js_id`]).
+pub fn js_ids(ids: Vec<u64>) -> Result<Vec<f64>, Error> {
+    ids.into_iter().map(js_id).collect()
+}
+
+/// A duration in ms from JavaScript: `None` if negative or not a number.
+pub fn optional_ms(ms: f64) -> Option<std::time::Duration> {
+    (ms >= 0.0).then(|| std::time::Duration::from_millis(ms as u64))
+}
+
+/// A count from JavaScript: `None` if negative or not a number.
+pub fn optional_count(value: f64) -> Option<u64> {
+    (value >= 0.0).then_some(value as u64)
+}

@@ -18,7 +18,7 @@ import { lockNames, type ImportRequest } from "./browser/messages.js";
 import { BrowserDatabaseImpl, type BrowserDatabase } from "./browser/page/browser-database.js";
 import { firstMessage, spawnWorker } from "./browser/page/spawn-worker.js";
 import { fromWire } from "./transport/wire-error.js";
-import type { JsonEncoded, KeyEncoding, KeyOf, OpenOptions, ValueEncoding, ValueOf } from "./types.js";
+import type { JsonEncoded, KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "./types.js";
 
 export { version } from "./engine/module-functions.js";
 export { ShaleError, type ShaleErrorCode } from "./errors.js";

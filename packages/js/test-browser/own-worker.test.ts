@@ -2,7 +2,6 @@
 // (test-browser/pages/own-worker.js runs the bodies these tests send it). The worker owns the
 // database like the package's own worker: the same files, other pages served through it, a
 // takeover when it closes; and a write that finds no OPFS file ready fails BUSY, writing nothing.
-import type { TestPage as Page } from "./fixtures/browser.js";
 import { describe, expect, it } from "vitest";
 
 import { appWorker, type Outcome } from "./fixtures/app-worker.js";

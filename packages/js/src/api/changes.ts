@@ -16,7 +16,7 @@ import { ShaleError, closedError } from "../errors.js";
 import type { Transport } from "../transport/transport.js";
 import type { Change } from "../types.js";
 import { onFirstPull } from "./first-pull.js";
-import type { Waits } from "./queue.js";
+import type { Waits } from "./waits.js";
 
 /** How long one read waits on the server before the feed asks again. */
 const WAIT_MS = 60_000;

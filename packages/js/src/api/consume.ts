@@ -11,16 +11,28 @@
  */
 import { consumeOptions } from "../arguments/queue-options.js";
 import { ShaleError, closedError } from "../errors.js";
-import { READ_RESERVE } from "../encoding/wire.js";
+import { READ_RESERVE, type ReadMode } from "../encoding/wire.js";
 import type { ConsumeOptions, Job, QueueItem, ReleaseOptions } from "../types.js";
 import { onFirstPull } from "./first-pull.js";
-import type { PromiseQueue } from "./queue.js";
+import type { Transport } from "../transport/transport.js";
+import type { Waits } from "./waits.js";
 
 /** How long one reservation waits on the server before the loop asks again. */
 const WAIT_MS = 60_000;
 
+/** What a consume loop needs of its queue (a Promise-API queue handle). */
+export interface ConsumedQueue {
+  readonly transport: Transport;
+  readonly waits: Waits;
+  /** A read on the server: `mode`, up to `max` items, lease `leaseMs`, waiting up to `waitMs` (wait `waitId`). */
+  readItems(mode: ReadMode, max: number, leaseMs: number, waitMs: number, waitId?: number): Promise<QueueItem<unknown>[]>;
+  ack(item: QueueItem<unknown>): Promise<void>;
+  release(item: QueueItem<unknown>, options?: ReleaseOptions): Promise<void>;
+  extend(item: QueueItem<unknown>, leaseMs: number): Promise<number>;
+}
+
 /** The jobs of `queue` (see the module notes); a bad option is `INVALID_ARGUMENT`, rejecting the first pull. */
-export function consumeJobs(queue: PromiseQueue, options: ConsumeOptions | undefined): AsyncIterableIterator<Job<unknown>> {
+export function consumeJobs(queue: ConsumedQueue, options: ConsumeOptions | undefined): AsyncIterableIterator<Job<unknown>> {
   return onFirstPull(() => {
     const { concurrency, leaseMs, signal } = consumeOptions(options);
     return new Consumer(queue, concurrency, leaseMs, signal);
@@ -28,7 +40,7 @@ export function consumeJobs(queue: PromiseQueue, options: ConsumeOptions | undef
 }
 
 class Consumer implements AsyncIterableIterator<Job<unknown>> {
-  readonly #queue: PromiseQueue;
+  readonly #queue: ConsumedQueue;
   readonly #concurrency: number;
   readonly #leaseMs: number;
   /** Reserved, not handed out yet. */
@@ -41,7 +53,7 @@ class Consumer implements AsyncIterableIterator<Job<unknown>> {
   /** The wait id of the reservation under way, if any. */
   #waitId: number | undefined;
 
-  constructor(queue: PromiseQueue, concurrency: number, leaseMs: number, signal: AbortSignal | undefined) {
+  constructor(queue: ConsumedQueue, concurrency: number, leaseMs: number, signal: AbortSignal | undefined) {
     this.#queue = queue;
     this.#concurrency = concurrency;
     this.#leaseMs = leaseMs;

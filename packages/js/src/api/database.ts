@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { compactRange, maintainBudget, pathArgument, syncOption } from "../arguments/checks.js";
+import { compactRange, maintainBudget, pathArgument } from "../arguments/checks.js";
 import { keyspaceCodecs } from "../arguments/keyspace-options.js";
 import type { Codec } from "../encoding/codec.js";
 import { ownBytes } from "../encoding/own-bytes.js";
@@ -13,7 +13,8 @@ import { closedError, invalidArgument } from "../errors.js";
 import { queueArguments, queueName } from "../arguments/queue-options.js";
 import { valueCodec } from "../encoding/codec.js";
 import type { PackingQueue } from "../encoding/packed-ops.js";
-import { PromiseQueue, Waits } from "./queue.js";
+import { PromiseQueue } from "./queue.js";
+import { Waits } from "./waits.js";
 import { PromiseTopic } from "./topic.js";
 import { topicArguments, topicName } from "../arguments/topic-options.js";
 import { keyCodec } from "../encoding/codec.js";

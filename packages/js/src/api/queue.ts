@@ -35,20 +35,8 @@ import type {
   TakeOptions,
 } from "../types.js";
 import { consumeJobs } from "./consume.js";
+import type { Waits } from "./waits.js";
 import { settle } from "./settle.js";
-
-/** The waiting reads of one database's Promise API, so that `close()` can end them. */
-export class Waits {
-  #next = 1;
-  readonly open = new Set<number>();
-
-  /** A new wait id, open until `done`. */
-  start(): number {
-    const id = this.#next++;
-    this.open.add(id);
-    return id;
-  }
-}
 
 export class PromiseQueue implements Queue<unknown> {
   constructor(

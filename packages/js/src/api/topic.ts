@@ -23,8 +23,7 @@ import {
 } from "../arguments/topic-options.js";
 import type { Codec } from "../encoding/codec.js";
 import { closedError } from "../errors.js";
-import { decodeRecords, encodeRecord, packRecords } from "../encoding/topic-records.js";
-import { encodeMany } from "../engine/topic.js";
+import { decodeRecords, encodeMany, encodeRecord, packRecords } from "../encoding/topic-records.js";
 import type { Transport } from "../transport/transport.js";
 import type {
   AppendOptions,
@@ -36,7 +35,7 @@ import type {
   WriteOptions,
 } from "../types.js";
 import { onFirstPull } from "./first-pull.js";
-import type { Waits } from "./queue.js";
+import type { Waits } from "./waits.js";
 import { settle } from "./settle.js";
 
 type AnyRecord = TopicRecord<unknown, unknown>;

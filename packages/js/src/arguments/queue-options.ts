@@ -8,7 +8,7 @@
  */
 import { invalidArgument } from "../errors.js";
 import type { ValueEncoding } from "../types.js";
-import type { GroupOptions, Lease } from "../engine/queue-types.js";
+import type { GroupOptions, Lease } from "../types.js";
 import { describe, encodingNames, optionsObject, syncOf, wellFormedString } from "./checks.js";
 
 /** Longest queue or group name, in UTF-8 bytes (the core's `MAX_NAME_LEN`). */

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { option, optionsObject } from "../arguments/checks.js";
+import { option } from "../arguments/checks.js";
 import { checkOpenOptions, type CheckedOpenOptions } from "../arguments/open-options.js";
 import { invalidArgument } from "../errors.js";
-import type { KeyEncoding, OpenOptions, ValueEncoding } from "../engine/types.js";
+import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 import type { OpenRequest } from "./messages.js";
 
 /** Options of `open` and `openInWorker` in browsers: those of Node, plus sharing and persistence. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { CHANGE_DELETE, CHANGE_HEAD_LEN, CHANGE_PUT, NO_FIELD } from "./wire.js";
-import type { Change, ChangeOp } from "../engine/change-types.js";
+import type { Change, ChangeOp } from "../types.js";
 
 
 const decoder = new TextDecoder();

@@ -7,7 +7,7 @@
  */
 import type { Codec } from "./codec.js";
 import { ITEM_HEADER_LEN } from "./wire.js";
-import type { QueueItem } from "../engine/queue-types.js";
+import type { QueueItem } from "../types.js";
 
 
 /** `values` packed for `queuePush`: each its length (u32 LE), then its bytes. */

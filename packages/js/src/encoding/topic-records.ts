@@ -7,8 +7,8 @@
  */
 import type { Codec } from "./codec.js";
 import { NO_FIELD } from "./wire.js";
-import { headersArgument } from "../arguments/topic-options.js";
-import type { TopicRecord } from "../engine/topic-types.js";
+import { headersArgument, recordsArray } from "../arguments/topic-options.js";
+import type { TopicRecord } from "../types.js";
 
 const encoder = new TextEncoder();
 
@@ -108,4 +108,27 @@ export function decodeRecords<V, K>(bytes: Uint8Array, codecs: RecordCodecs): To
     out.push({ offset, time, key, headers, value });
   }
   return out;
+}
+
+/** A record given to `appendMany`: a `{ value, key?, headers? }` object, else a bare value. */
+export function isRecordObject(item: unknown): item is { value: unknown; key?: unknown; headers?: unknown } {
+  return (
+    typeof item === "object" &&
+    item !== null &&
+    !(item instanceof Uint8Array) &&
+    !Array.isArray(item) &&
+    Object.prototype.hasOwnProperty.call(item, "value")
+  );
+}
+
+/**
+ * The records of `appendMany(values)`, encoded. A `"json"` topic's values that are objects with
+ * a `value` property are taken as records: wrap such a value as `{ value }`.
+ */
+export function encodeMany(codecs: { valueCodec: Codec<unknown>; keyCodec: Codec<unknown> }, values: unknown): EncodedRecord[] {
+  return recordsArray(values).map((item, i) =>
+    isRecordObject(item)
+      ? encodeRecord(codecs, item.value, item.key, item.headers, `values[${i}]`)
+      : encodeRecord(codecs, item, undefined, undefined, `values[${i}]`),
+  );
 }

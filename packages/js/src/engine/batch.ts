@@ -10,7 +10,7 @@ import { PackedOps } from "../encoding/packed-ops.js";
 import { OP_DELETE, OP_DELETE_RANGE, OP_PUT } from "../encoding/wire.js";
 import { writePacked } from "./write-packed.js";
 import { storeOf, type StoreImpl } from "./store.js";
-import type { KeyspaceRef, SyncBatch, WriteOptions } from "./types.js";
+import type { KeyspaceRef, SyncBatch, WriteOptions } from "../types.js";
 
 export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
   readonly #ops = new PackedOps();

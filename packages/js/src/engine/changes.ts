@@ -15,7 +15,7 @@ import {
   seqArgument,
 } from "../arguments/change-options.js";
 import { decodeChanges } from "../encoding/changes.js";
-import type { Change, ApplyChangeResult } from "./change-types.js";
+import type { Change, ApplyChangeResult } from "../types.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
 

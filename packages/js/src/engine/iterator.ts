@@ -12,7 +12,7 @@ import type { DatabaseHandle } from "./database-handle.js";
 import { EntryBatch, type IterationMode } from "../encoding/entry-batch.js";
 import { NativeIterator } from "./native-iterator.js";
 import { snapshotId } from "./snapshot.js";
-import type { IteratorOptions, SyncEntryIterator } from "./types.js";
+import type { IteratorOptions, SyncEntryIterator } from "../types.js";
 
 export type { IterationMode } from "../encoding/entry-batch.js";
 

@@ -12,7 +12,7 @@ import { MODE_FLAGS, type IterationMode } from "../encoding/entry-batch.js";
 import { wasm } from "./instance.js";
 import { readOutput } from "./scratch.js";
 import { snapshotId } from "./snapshot.js";
-import type { IteratorOptions } from "./types.js";
+import type { IteratorOptions } from "../types.js";
 
 /** The most bytes one batch packs (at least one entry is always returned). */
 export const MAX_BATCH_BYTES = 256 << 10;

@@ -39,7 +39,7 @@ import type {
   ReserveOptions,
   SyncQueue,
   TakeOptions,
-} from "./queue-types.js";
+} from "../types.js";
 
 
 /**

@@ -6,7 +6,7 @@
 import type { DatabaseHandle } from "./database-handle.js";
 import { closedError, invalidArgument } from "../errors.js";
 import { wasm } from "./instance.js";
-import type { Snapshot } from "./types.js";
+import type { Snapshot } from "../types.js";
 
 export class SnapshotImpl implements Snapshot {
   #closed = false;

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import type { DirectorySync } from "./types.js";
+import type { DirectorySync } from "../types.js";
 
 /**
  * How `open` treats an existing or missing file (the numbers cross the boundary):

@@ -22,7 +22,7 @@ import type {
   SyncEntryIterator,
   SyncStore,
   WriteOptions,
-} from "./types.js";
+} from "../types.js";
 
 export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unknown, unknown> {
   constructor(

@@ -50,7 +50,7 @@ import type {
   ValueEncoding,
   ValueOf,
   WriteOptions,
-} from "./types.js";
+} from "../types.js";
 
 /** Where databases live: a directory of files behind a storage bridge. */
 export interface Environment {

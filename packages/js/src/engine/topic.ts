@@ -13,7 +13,6 @@ import {
   latestCount,
   offsetArgument,
   readArguments,
-  recordsArray,
   subscribeArguments,
   topicArguments,
   topicGroup,
@@ -23,13 +22,13 @@ import {
 } from "../arguments/topic-options.js";
 import { syncOption } from "../arguments/checks.js";
 import { keyCodec, valueCodec, type Codec } from "../encoding/codec.js";
-import { decodeRecords, encodeRecord, packRecords, type EncodedRecord } from "../encoding/topic-records.js";
+import { decodeRecords, encodeMany, encodeRecord, packRecords } from "../encoding/topic-records.js";
 import { invalidArgument } from "../errors.js";
 import type { PackingTopic } from "../encoding/packed-ops.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
-import type { AppendOptions, SubscribeOptions, SyncTopic, TopicReadOptions, TopicRecord, TopicStats } from "./topic-types.js";
-import type { WriteOptions } from "./types.js";
+import type { AppendOptions, SubscribeOptions, SyncTopic, TopicReadOptions, TopicRecord, TopicStats } from "../types.js";
+import type { WriteOptions } from "../types.js";
 
 /**
  * Opens topic `name` of `db` on the engine: with `settings` replacing its stored configuration,
@@ -55,29 +54,6 @@ export function openTopic(
 export function syncTopic(db: DatabaseHandle, name: unknown, options: unknown): SyncTopicImpl {
   const c = topicArguments(name, options);
   return openTopic(db, c.name, c.settings, keyCodec(c.keyEncoding), valueCodec(c.valueEncoding));
-}
-
-/** A record given to `appendMany`: a `{ value, key?, headers? }` object, else a bare value. */
-export function isRecordObject(item: unknown): item is { value: unknown; key?: unknown; headers?: unknown } {
-  return (
-    typeof item === "object" &&
-    item !== null &&
-    !(item instanceof Uint8Array) &&
-    !Array.isArray(item) &&
-    Object.prototype.hasOwnProperty.call(item, "value")
-  );
-}
-
-/**
- * The records of `appendMany(values)`, encoded. A `"json"` topic's values that are objects with
- * a `value` property are taken as records: wrap such a value as `{ value }`.
- */
-export function encodeMany(codecs: { valueCodec: Codec<unknown>; keyCodec: Codec<unknown> }, values: unknown): EncodedRecord[] {
-  return recordsArray(values).map((item, i) =>
-    isRecordObject(item)
-      ? encodeRecord(codecs, item.value, item.key, item.headers, `values[${i}]`)
-      : encodeRecord(codecs, item, undefined, undefined, `values[${i}]`),
-  );
 }
 
 export class SyncTopicImpl implements SyncTopic<unknown, unknown>, PackingTopic {

@@ -8,7 +8,7 @@ import { wasm } from "./instance.js";
 import { closedError } from "../errors.js";
 import { syncOption } from "../arguments/checks.js";
 import { storeOf, type StoreImpl } from "./store.js";
-import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, SyncTransaction, WriteOptions } from "./types.js";
+import type { KeyspaceRef, Lease, PushOptions, QueueItem, QueueRef, SyncTransaction, WriteOptions } from "../types.js";
 import { leaseArgument, pushOptions, type PushArguments } from "../arguments/queue-options.js";
 import { syncQueueOf, type SyncQueueImpl } from "./queue.js";
 import { syncTopicOf, type SyncTopicImpl } from "./topic.js";

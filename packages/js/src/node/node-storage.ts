@@ -38,7 +38,7 @@ import { join, resolve } from "node:path";
 
 import { errorCode, fsError, NodeLockPrimitives, type LinkFn } from "./node-lock.js";
 import { codedError, OpenMode, type CodedError, type StorageHost } from "../engine/storage-host.js";
-import type { DirectorySync } from "../engine/types.js";
+import type { DirectorySync } from "../types.js";
 
 /** `fs.openSync` flags for each {@link OpenMode}, indexed by its number. */
 const OPEN_FLAGS: readonly string[] = ["r", "r+", "w+", "wx+"];

@@ -7,7 +7,7 @@
  * @module
  */
 import { BLOCK, tarError, utf8 } from "./fields.js";
-import { decodeName, isZero, parseHeader, parseNumber } from "./header.js";
+import { decodeName, isZero, parseHeader } from "./header.js";
 
 /** One regular file of an archive; `data` may be a view into the archive's bytes. */
 export interface TarFile {

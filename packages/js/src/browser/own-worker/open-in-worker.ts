@@ -8,7 +8,7 @@
  */
 import { ShaleError } from "../../errors.js";
 import { loadWasm } from "../../engine/load-async.js";
-import type { JsonEncoded, KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "../../engine/types.js";
+import type { JsonEncoded, KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "../../types.js";
 import { acquireLockSoon } from "../locks.js";
 import { lockNames, type OpenRequest } from "../messages.js";
 import { checkBrowserOpen, requestPersistence, type BrowserOpenOptions } from "../open-options.js";

@@ -8,7 +8,7 @@
 import { invalidArgument } from "../../errors.js";
 import type { Codec } from "../../encoding/codec.js";
 import { SyncDatabaseImpl, type Environment } from "../../engine/sync-database.js";
-import type { SyncDatabase } from "../../engine/types.js";
+import type { SyncDatabase } from "../../types.js";
 import type { Owner } from "../worker/owner.js";
 
 /**

@@ -1,10 +1,8 @@
 /**
- * The types of the change feed (`db.changes()`), change cursors and followers
- * (`db.applyChanges()`), shared by the synchronous and the Promise API.
+ * The change feed (`db.changes()`), change cursors and followers (`db.applyChanges()`), shared by both APIs.
  *
  * @module
  */
-
 /**
  * One write of a change. `keyspace` is the keyspace's name (`"default"` for the default one;
  * names starting with `"\u0000"` are ShaleDB's own: queues, topics, applied-write records);

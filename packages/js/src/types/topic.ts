@@ -1,14 +1,14 @@
 /**
- * The types of topic logs (`db.topic(name)`), shared by the synchronous API and the Promise API
- * (`../types.ts` adds the Promise interfaces). Semantics: the core's `shaledb::topic`.
- *
+ * Topic logs (`db.topic(name)`), in both APIs. Semantics: the core's `shaledb::topic`.
  * Offsets are JS numbers: a topic's offsets count up from 0 in commit order with no gaps, and
  * stay exact (below 2^53) for any topic that could exist (past it an append is
  * `INVALID_ARGUMENT`). Times are milliseconds since the Unix epoch (`Date.now()`).
  *
  * @module
  */
-import type { KeyEncoding, ValueEncoding, WriteOptions } from "./types.js";
+import type { Promised } from "./promised.js";
+import type { KeyEncoding, ValueEncoding } from "./encodings.js";
+import type { WriteOptions } from "./options.js";
 
 /**
  * How a topic is configured. Retention settings are stored with the topic: options with any of
@@ -151,4 +151,23 @@ export interface SyncTopic<V, K = string> extends TopicRef<V, K> {
   /** Applies the retention limits now (appends apply them too). */
   applyRetention(): void;
   stats(): TopicStats;
+}
+
+/**
+ * A topic log, the Promise API (the same in Node and browsers): the methods of
+ * {@link SyncTopic}, resolving with their results, and `subscribe`, which waits for new records
+ * without polling.
+ */
+export interface Topic<V, K = string> extends Promised<Omit<SyncTopic<V, K>, "subscribe">> {
+  /**
+   * `for await (const record of topic.subscribe({ from }))`: yields the records there are from
+   * `from` on (default `"latest"`), then waits for new ones, woken as soon as an append to the
+   * topic commits (from any caller of the database; in browsers from any tab). Pull-based: a
+   * chunk (`options.chunk` records) is fetched only when the loop asks for more, so a slow
+   * reader never makes anyone buffer. Breaking the loop, `options.signal` aborting or closing
+   * the database while it waits ends it; `OFFSET_OUT_OF_RANGE` rejects it if retention drops
+   * records it has not read yet. Options are checked on the first pull (a bad one rejects it);
+   * a pull once the database is closed rejects with `CLOSED`.
+   */
+  subscribe(options?: SubscribeOptions): AsyncIterableIterator<TopicRecord<V, K>>;
 }

@@ -1,14 +1,14 @@
 /**
- * The types of durable queues (`db.queue(name)`), shared by the synchronous API and the Promise
- * API (`../types.ts` adds the Promise interfaces). Semantics: the core's `shaledb::queue`.
- *
+ * Durable queues (`db.queue(name)`), in both APIs. Semantics: the core's `shaledb::queue`.
  * Ids are JS numbers: a queue's ids count up from 1 in commit order, and stay exact (below
  * 2^53) for any queue that could exist. Times are milliseconds since the Unix epoch
  * (`Date.now()`), durations milliseconds.
  *
  * @module
  */
-import type { ValueEncoding, WriteOptions } from "./types.js";
+import type { Promised } from "./promised.js";
+import type { ValueEncoding } from "./encodings.js";
+import type { WriteOptions } from "./options.js";
 
 /** What a push does at a queue's `maxItems` or `maxBytes` limit. */
 export type WhenFull = "reject" | "discardOldest";
@@ -173,4 +173,45 @@ export interface SyncQueue<V> extends QueueRef<V> {
   stats(): QueueStats;
   /** Drops every item (for every group). */
   clear(): void;
+}
+
+/** Options of {@link Queue.consume}. */
+export interface ConsumeOptions {
+  /** Most jobs handed out and not yet acked or released (default 1). */
+  concurrency?: number;
+  /** Lease of each reservation (default: the queue's). */
+  leaseMs?: number;
+  /** Ends the loop (jobs reserved and not handed out yet are released). */
+  signal?: AbortSignal;
+}
+
+/** A delivered item of {@link Queue.consume}, with what settles it. */
+export interface Job<V> extends QueueItem<V> {
+  /** Done with it (see {@link Queue.ack}). */
+  ack(): Promise<void>;
+  /** Puts it back (see {@link Queue.release}). */
+  release(options?: ReleaseOptions): Promise<void>;
+  /** Renews its lease (see {@link Queue.extend}); resolves with the new end. */
+  extend(leaseMs: number): Promise<number>;
+}
+
+/**
+ * A durable queue, the Promise API (the same in Node and browsers): the methods of
+ * {@link SyncQueue}, resolving with their results, and reads that wait (`waitMs`) without
+ * polling: they resolve as soon as a push or a release commits to the queue (from any caller of
+ * the database, in browsers from any tab), a lease or delay falls due, or `waitMs` passes
+ * (then with `undefined` / `[]`). Closing the database ends waits the same way.
+ */
+export interface Queue<V> extends Promised<Omit<SyncQueue<V>, "group">> {
+  /** A handle reading for consumer group `name` (created if missing). */
+  group(name: string, options?: GroupOptions): Promise<Queue<V>>;
+  /**
+   * A worker loop: `for await (const job of queue.consume({ concurrency }))` reserves items
+   * (waiting for them) and hands out up to `concurrency` jobs not yet acked or released. It
+   * ends when the loop breaks, `signal` aborts or the database closes while it waits; jobs
+   * reserved but not handed out are then released, jobs handed out stay the caller's to ack or
+   * release. Options are checked on the first pull (a bad one rejects it); a pull once the
+   * database is closed rejects with `CLOSED`.
+   */
+  consume(options?: ConsumeOptions): AsyncIterableIterator<Job<V>>;
 }

@@ -1,0 +1,122 @@
+//! The databases JavaScript has open, by handle number, with the handles it opened on each
+//! (keyspaces, queues, topics, change feeds) and the debt of writes that makes a write do one
+//! bounded maintenance step itself.
+
+use std::cell::{Cell, RefCell};
+
+use shaledb::db::Budget;
+use shaledb::queue::Queue;
+use shaledb::topic::Topic;
+use shaledb::{Changes, Db, Error, Keyspace};
+
+use crate::handles::{with, Table};
+
+/// Bytes of writes after which a write does one bounded maintenance step itself (the debt
+/// bound): a tight loop of synchronous writes gives the idle-time scheduler no chance to run.
+const INLINE_STEP_EVERY: u64 = 256 << 10;
+/// The budget of such an inline step (bytes of table data merged).
+const INLINE_STEP_BUDGET: u64 = 1 << 20;
+
+/// An open database and the keyspaces JavaScript has opened on it.
+pub struct DbEntry {
+    pub db: Db,
+    pub keyspaces: Vec<Keyspace>,
+    /// The queue handles JavaScript opened, by number (`None`: its queue was deleted).
+    pub queues: Vec<Option<Queue>>,
+    /// The topic handles JavaScript opened, by number (`None`: its topic was deleted).
+    pub topics: Vec<Option<Topic>>,
+    /// Change feeds kept open for the next read to continue from ([`crate::changes`]).
+    pub feeds: RefCell<Vec<Changes>>,
+    /// Bytes written since the last inline maintenance step.
+    debt: Cell<u64>,
+}
+
+impl DbEntry {
+    /// `db`, with its default keyspace as keyspace number 0 and nothing else opened yet.
+    pub fn new(db: Db) -> DbEntry {
+        let default = db.default_keyspace();
+        DbEntry {
+            db,
+            keyspaces: vec![default],
+            queues: Vec::new(),
+            topics: Vec::new(),
+            feeds: RefCell::new(Vec::new()),
+            debt: Cell::new(0),
+        }
+    }
+
+    /// Queue handle number `index` of this database.
+    pub fn queue(&self, index: u32) -> Result<&Queue, Error> {
+        match self.queues.get(index as usize) {
+            Some(Some(queue)) => Ok(queue),
+            Some(None) => Err(Error::InvalidArgument(format!(
+                "queue handle {index} belongs to a deleted queue"
+            ))),
+            None => Err(Error::InvalidArgument(format!("no queue number {index}"))),
+        }
+    }
+
+    /// Topic handle number `index` of this database.
+    pub fn topic(&self, index: u32) -> Result<&Topic, Error> {
+        match self.topics.get(index as usize) {
+            Some(Some(topic)) => Ok(topic),
+            Some(None) => Err(Error::InvalidArgument(format!(
+                "topic handle {index} belongs to a deleted topic"
+            ))),
+            None => Err(Error::InvalidArgument(format!("no topic number {index}"))),
+        }
+    }
+
+    pub fn keyspace(&self, index: u32) -> Result<&Keyspace, Error> {
+        self.keyspaces
+            .get(index as usize)
+            .ok_or_else(|| Error::InvalidArgument(format!("no keyspace number {index}")))
+    }
+
+    /// After a committed write of `bytes`: adds them to the debt and, past the bound, does one
+    /// bounded maintenance step. Never fails: the write is committed, so its result is the
+    /// commit's. A failed step has poisoned the database (the core does that), and the next
+    /// write reports the cause.
+    pub fn after_write(&self, bytes: usize) {
+        let debt = self.debt.get() + bytes as u64;
+        if debt < INLINE_STEP_EVERY {
+            self.debt.set(debt);
+            return;
+        }
+        self.debt.set(0);
+        let _ = self.db.maintain(Budget {
+            bytes: INLINE_STEP_BUDGET,
+        });
+    }
+}
+
+thread_local! {
+    pub static DATABASES: RefCell<Table<DbEntry>> = RefCell::new(Table::new("database"));
+}
+
+/// Runs `f` on database `db`.
+pub fn with_db<R>(db: u32, f: impl FnOnce(&DbEntry) -> Result<R, Error>) -> Result<R, Error> {
+    with(&DATABASES, |t| f(t.get(db)?))
+}
+
+/// Puts `handle` into `handles` in place of one that `same` says is of the same queue (group) or
+/// topic, or at the end; returns its number.
+pub fn insert_handle<T>(
+    handles: &mut Vec<Option<T>>,
+    handle: T,
+    same: impl Fn(&T, &T) -> bool,
+) -> u32 {
+    let at = handles
+        .iter()
+        .position(|h| h.as_ref().is_some_and(|h| same(h, &handle)));
+    match at.and_then(|i| handles.get_mut(i).map(|slot| (i, slot))) {
+        Some((i, slot)) => {
+            *slot = Some(handle);
+            i as u32
+        }
+        None => {
+            handles.push(Some(handle));
+            (handles.len() - 1) as u32
+        }
+    }
+}
