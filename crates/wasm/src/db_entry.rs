@@ -99,6 +99,15 @@ pub fn with_db<R>(db: u32, f: impl FnOnce(&DbEntry) -> Result<R, Error>) -> Resu
     with(&DATABASES, |t| f(t.get(db)?))
 }
 
+/// Marks the handles that `named` picks as belonging to a deleted queue or topic.
+pub fn forget_handles<T>(handles: &mut [Option<T>], named: impl Fn(&T) -> bool) {
+    for slot in handles {
+        if slot.as_ref().is_some_and(&named) {
+            *slot = None;
+        }
+    }
+}
+
 /// Puts `handle` into `handles` in place of one that `same` says is of the same queue (group) or
 /// topic, or at the end; returns its number.
 pub fn insert_handle<T>(

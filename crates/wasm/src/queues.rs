@@ -12,7 +12,7 @@ use shaledb::queue::{
 use shaledb::Error;
 use wasm_bindgen::prelude::*;
 
-use crate::db_entry::{insert_handle, with_db, DATABASES};
+use crate::db_entry::{forget_handles, insert_handle, with_db, DATABASES};
 use crate::errors::{invalid, js_result, JsResult};
 use crate::handles::with;
 use crate::wire::{
@@ -100,11 +100,7 @@ pub fn db_delete_queue(db: u32, name: &str) -> JsResult<bool> {
     js_result(with(&DATABASES, |t| {
         let entry = t.get_mut(db)?;
         let deleted = entry.db.delete_queue(name)?;
-        for slot in &mut entry.queues {
-            if slot.as_ref().is_some_and(|q| q.name() == name) {
-                *slot = None;
-            }
-        }
+        forget_handles(&mut entry.queues, |q| q.name() == name);
         Ok(deleted)
     }))
 }

@@ -12,11 +12,14 @@ use shaledb::topic::{AppendOptions, From, ReadLimits, TopicOptions};
 use shaledb::Error;
 use wasm_bindgen::prelude::*;
 
-use crate::db_entry::{insert_handle, with_db, DATABASES};
+use crate::db_entry::{forget_handles, insert_handle, with_db, DATABASES};
 use crate::errors::{js_result, JsResult};
 use crate::handles::with;
 use crate::topic_records::{decode_records, pack_records};
-use crate::wire::{js_id, js_ids, optional_count, optional_ms};
+use crate::wire::{
+    js_id, js_ids, optional_count, optional_ms, FROM_EARLIEST, FROM_GROUP, FROM_LATEST, FROM_OFFSET,
+    FROM_TIME,
+};
 
 /// Adds `topic` to database `db`'s handles (in place of an open handle of it); returns its
 /// number.
@@ -72,11 +75,7 @@ pub fn db_delete_topic(db: u32, name: &str) -> JsResult<bool> {
     js_result(with(&DATABASES, |t| {
         let entry = t.get_mut(db)?;
         let deleted = entry.db.delete_topic(name)?;
-        for slot in &mut entry.topics {
-            if slot.as_ref().is_some_and(|s| s.name() == name) {
-                *slot = None;
-            }
-        }
+        forget_handles(&mut entry.topics, |t| t.name() == name);
         Ok(deleted)
     }))
 }
@@ -94,15 +93,14 @@ pub fn topic_append(db: u32, t: u32, records: &[u8], sync: bool) -> JsResult<Vec
     }))
 }
 
-/// Where a read starts: `kind` 0 offset `value`, 1 earliest, 2 latest, 3 time `value` (ms),
-/// 4 the committed offset of group `group`.
+/// Where a read starts: `kind` is one of [`FROM_OFFSET`] and the kinds after it.
 fn from(kind: u8, value: f64, group: Option<String>) -> Result<From, Error> {
     Ok(match kind {
-        0 => From::Offset(value as u64),
-        1 => From::Earliest,
-        2 => From::Latest,
-        3 => From::Time(value as u64),
-        4 => From::Committed(group.unwrap_or_default()),
+        FROM_OFFSET => From::Offset(value as u64),
+        FROM_EARLIEST => From::Earliest,
+        FROM_LATEST => From::Latest,
+        FROM_TIME => From::Time(value as u64),
+        FROM_GROUP => From::Committed(group.unwrap_or_default()),
         other => {
             return Err(Error::InvalidArgument(format!(
                 "unknown read start {other}"

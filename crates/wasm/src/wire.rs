@@ -55,6 +55,17 @@ pub const CHANGE_DELETE: u8 = 1;
 pub const CHANGE_DELETE_RANGE: u8 = 2;
 /// Bytes of a change read back before its meta: `seq, lastSeq, time` (`f64` each).
 pub const CHANGE_HEAD_LEN: u32 = 24;
+/// Where a topic read starts (`topicRead`, `topicResolve`: kind, value, group): at offset
+/// `value`.
+pub const FROM_OFFSET: u8 = 0;
+/// At the first record held.
+pub const FROM_EARLIEST: u8 = 1;
+/// At the next record appended.
+pub const FROM_LATEST: u8 = 2;
+/// At the first record appended at or after time `value` (ms since the epoch).
+pub const FROM_TIME: u8 = 3;
+/// At the committed offset of consumer group `group`.
+pub const FROM_GROUP: u8 = 4;
 
 /// Reads the fields of a packed layout; running past its end is `INVALID_ARGUMENT` naming
 /// `what` (e.g. "batch").

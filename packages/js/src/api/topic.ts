@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { FROM_OFFSET } from "../encoding/wire.js";
 import { syncOption } from "../arguments/checks.js";
 import { MAX_WAIT_MS } from "../arguments/queue-options.js";
 import {
@@ -175,7 +176,7 @@ function subscription(
       try {
         bytes = await topic.transport.request("topicRead", [
           topic.name,
-          [0, next, undefined],
+          [FROM_OFFSET, next, undefined],
           chunk,
           Number.MAX_SAFE_INTEGER,
           MAX_WAIT_MS,

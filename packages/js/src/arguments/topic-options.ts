@@ -6,6 +6,7 @@
  * @module
  */
 import { invalidArgument } from "../errors.js";
+import { FROM_EARLIEST, FROM_GROUP, FROM_LATEST, FROM_OFFSET, FROM_TIME } from "../encoding/wire.js";
 import type { KeyEncoding, ValueEncoding } from "../types.js";
 import { describe, encodingNames, optionsObject, syncOf, wellFormedString } from "./checks.js";
 import { MAX_QUEUE_BATCH, queueName, wholeNumber } from "./queue-options.js";
@@ -100,25 +101,22 @@ export function headersArgument(headers: unknown, what = "options.headers"): [st
   });
 }
 
-/**
- * Where a read starts, as it crosses (`topicRead`): kind (0 offset, 1 earliest, 2 latest, 3
- * time, 4 group), the offset or time, the group.
- */
+/** Where a read starts, as it crosses (`topicRead`): kind (`FROM_OFFSET`, ... of `../encoding/wire.ts`), the offset or time, the group. */
 export type WireFrom = [kind: number, value: number, group: string | undefined];
 
 /** A checked `from` (`fallback` when absent). */
 export function fromArgument(from: unknown, fallback: "earliest" | "latest"): WireFrom {
   const f = from === undefined ? fallback : from;
-  if (f === "earliest") return [1, 0, undefined];
-  if (f === "latest") return [2, 0, undefined];
-  if (typeof f === "number") return [0, wholeNumber(f, "options.from", 0), undefined];
+  if (f === "earliest") return [FROM_EARLIEST, 0, undefined];
+  if (f === "latest") return [FROM_LATEST, 0, undefined];
+  if (typeof f === "number") return [FROM_OFFSET, wholeNumber(f, "options.from", 0), undefined];
   if (typeof f === "object" && f !== null && !Array.isArray(f)) {
     const o = f as Record<string, unknown>;
     if (o["time"] !== undefined && o["group"] === undefined) {
-      return [3, wholeNumber(o["time"], "options.from.time", 0), undefined];
+      return [FROM_TIME, wholeNumber(o["time"], "options.from.time", 0), undefined];
     }
     if (o["group"] !== undefined && o["time"] === undefined) {
-      return [4, 0, topicGroup(o["group"])];
+      return [FROM_GROUP, 0, topicGroup(o["group"])];
     }
   }
   throw invalidArgument(

@@ -64,3 +64,14 @@ export const CHANGE_DELETE = 1;
 export const CHANGE_DELETE_RANGE = 2;
 /** Bytes of a change read back before its meta: `seq, lastSeq, time` (`f64` each). */
 export const CHANGE_HEAD_LEN = 24;
+
+/** Where a topic read starts (`topicRead`, `topicResolve`: kind, value, group): at offset `value`. */
+export const FROM_OFFSET = 0;
+/** At the first record held. */
+export const FROM_EARLIEST = 1;
+/** At the next record appended. */
+export const FROM_LATEST = 2;
+/** At the first record appended at or after time `value` (ms since the epoch). */
+export const FROM_TIME = 3;
+/** At the committed offset of consumer group `group`. */
+export const FROM_GROUP = 4;

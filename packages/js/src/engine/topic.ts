@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { FROM_OFFSET } from "../encoding/wire.js";
 import {
 
   latestCount,
@@ -139,7 +140,7 @@ export class SyncTopicImpl implements SyncTopic<unknown, unknown>, PackingTopic 
       next: (): IteratorResult<TopicRecord<unknown, unknown>> => {
         if (done) return { done: true, value: undefined };
         if (at >= buffer.length) {
-          buffer = decodeRecords(this.readPacked([0, next, undefined], chunk, Number.MAX_SAFE_INTEGER), this);
+          buffer = decodeRecords(this.readPacked([FROM_OFFSET, next, undefined], chunk, Number.MAX_SAFE_INTEGER), this);
           at = 0;
           if (buffer.length === 0) {
             done = true;
