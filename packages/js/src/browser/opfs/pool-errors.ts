@@ -8,20 +8,14 @@
  *
  * @module
  */
+import { codedError, type CodedError } from "../../engine/storage-host.js";
 import { slotNameBytes } from "./slot-header.js";
 
 /** An `Error` with the string `code` the Rust side maps (see `../../engine/storage-host.ts`). */
-export interface PoolError extends Error {
-  code: string;
-}
+export type PoolError = CodedError;
 
-export function poolError(code: string, message: string, cause?: unknown): PoolError {
-  const error = (
-    cause === undefined ? new Error(message) : new Error(message, { cause })
-  ) as PoolError;
-  error.code = code;
-  return error;
-}
+/** A {@link PoolError}; `cause`, if given, is kept as its `cause`. */
+export const poolError: (code: string, message: string, cause?: unknown) => PoolError = codedError;
 
 function errorName(error: unknown): string | undefined {
   if (typeof error === "object" && error !== null && "name" in error) {
