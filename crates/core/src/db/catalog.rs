@@ -8,8 +8,8 @@ use crate::db::{Db, IterOptions, Keyspace};
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
-/// Longest name of a queue, a topic or a consumer group, in bytes.
-pub const MAX_NAME_LEN: usize = 200;
+pub(crate) use crate::db::names::validate_name;
+pub use crate::db::names::MAX_NAME_LEN;
 
 /// The catalog of objects of one kind (`"queue"`, `"topic"`) in a database.
 pub(crate) struct Catalog<'a> {
@@ -56,21 +56,9 @@ impl Catalog<'_> {
             &[&ks.prefix[..], b"\x00"].concat(),
             &[&ks.prefix[..], b"\xff"].concat(),
         )?;
-        self.db.inner.write(batch, false)?;
+        self.db.write_encoded(batch, false)?;
         Ok(true)
     }
-}
-
-/// `InvalidArgument` unless `name` is a valid name of a `what` (`"queue"`, `"topic"`: 1 to 200
-/// bytes; a consumer group, `empty_ok`: 0 to 200 bytes), with no NUL.
-pub(crate) fn validate_name(what: &str, name: &str, empty_ok: bool) -> Result<()> {
-    if (name.is_empty() && !empty_ok) || name.len() > MAX_NAME_LEN || name.contains('\0') {
-        return Err(Error::InvalidArgument(format!(
-            "a {what} name must be {} to {MAX_NAME_LEN} bytes with no NUL character",
-            u8::from(!empty_ok)
-        )));
-    }
-    Ok(())
 }
 
 /// Locks the state of each distinct object of `objects` (by name, first occurrence kept) in

@@ -65,7 +65,7 @@ impl Queue {
                 &layout::group_key(name),
                 &layout::encode_group(next),
             )?;
-            self.db.inner.write(batch, false)?;
+            self.db.write_encoded(batch, false)?;
             state.groups.insert(name.to_owned(), Group::new(next));
         }
         drop(state);
@@ -107,7 +107,7 @@ impl Queue {
             }
             tx.take_writes()
         })();
-        let written = result.and_then(|batch| self.db.inner.write(batch, false));
+        let written = result.and_then(|batch| self.db.write_encoded(batch, false));
         if let Err(e) = written {
             tx.rollback();
             drop(tx);
@@ -192,7 +192,7 @@ impl Queue {
             batch.put_prefixed(p, &layout::group_key(name), &layout::encode_group(next))?;
         }
         batch.put_prefixed(p, layout::STATS_KEY, &counters.encode())?;
-        self.db.inner.write(batch, false)?;
+        self.db.write_encoded(batch, false)?;
         state.counters = counters;
         for g in state.groups.values_mut() {
             *g = Group::new(next);

@@ -70,7 +70,7 @@ impl Batch {
         value: &[u8],
         options: PushOptions,
     ) -> Result<&mut Batch> {
-        queue.db.inner.check_value(value)?;
+        queue.db.check_value(value)?;
         self.queue_op(queue, Op::Push(value.to_vec(), options))
     }
 
@@ -82,7 +82,7 @@ impl Batch {
     }
 
     fn queue_op(&mut self, queue: &Queue, op: Op) -> Result<&mut Batch> {
-        let (ops, index) = self.deferred_mut(&queue.db.inner, QueueOps::default)?;
+        let (ops, index) = queue.db.defer(self, QueueOps::default)?;
         ops.ops.push((index, queue.clone(), op));
         Ok(self)
     }

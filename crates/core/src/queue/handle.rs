@@ -64,7 +64,7 @@ impl Queue {
     /// `options.sync`, stable storage). Errors: `QueueFull` at a limit with the `Reject` policy,
     /// `InvalidArgument` for an oversize value.
     pub fn push(&self, value: &[u8], options: PushOptions) -> Result<u64> {
-        self.db.inner.check_value(value)?;
+        self.db.check_value(value)?;
         self.run(options.sync, false, |tx, _| tx.push(value, &options))
     }
 
@@ -75,7 +75,7 @@ impl Queue {
         options: PushOptions,
     ) -> Result<Vec<u64>> {
         for v in values {
-            self.db.inner.check_value(v.as_ref())?;
+            self.db.check_value(v.as_ref())?;
         }
         self.run(options.sync, false, |tx, _| {
             values
@@ -206,8 +206,8 @@ impl Queue {
         };
         let mut queues = vec![self];
         queues.extend(dead.as_ref());
-        let db = &self.db.inner;
-        let mut commit = |b| db.write(b, sync).map(|_| ());
+        let db = &self.db;
+        let mut commit = |b| db.write_encoded(b, sync);
         locked::run(
             &queues,
             crate::write::batch::WriteBatch::new(),
@@ -258,7 +258,7 @@ impl Queue {
             else {
                 return Ok(items);
             };
-            self.db.inner.check_open()?;
+            self.db.check_open()?;
             let guard = self.shared.lock();
             if guard.deleted {
                 return Err(locked::deleted(self.name()));

@@ -95,7 +95,7 @@ impl Db {
     /// Handles still held fail with `InvalidArgument`; waiting consumers wake up and fail.
     pub fn delete_queue(&self, name: &str) -> Result<bool> {
         validate_name("queue", name)?;
-        let registry = Registry::of(&self.inner);
+        let registry = Registry::of(self);
         let mut queues = registry.queues();
         let shared = queues.get(name).cloned();
         let mut guard = shared.as_ref().map(|s| s.lock());
@@ -117,7 +117,7 @@ impl Db {
 /// `None` creating it with default options or keeping the stored ones.
 pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result<Queue> {
     validate_name("queue", name)?;
-    let registry = Registry::of(&db.inner);
+    let registry = Registry::of(db);
     let mut queues = registry.queues();
     let ks = catalog(db).keyspace(name)?;
     let catalog = catalog(db).entries()?;
@@ -154,7 +154,7 @@ pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result
                             &entry.encode(),
                         )?;
                     }
-                    db.inner.write(batch, false)?;
+                    db.write_encoded(batch, false)?;
                     state
                 }
                 None => create(db, &catalog, &ks, name, options.unwrap_or_default())?,
@@ -195,7 +195,7 @@ fn create(
         &layout::group_key(""),
         &layout::encode_group(state.counters.next_id),
     )?;
-    db.inner.write(batch, false)?;
+    db.write_encoded(batch, false)?;
     Ok(state)
 }
 

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::db::core::DbInner;
-use crate::db::Clock;
+use crate::db::layers::Layer;
+use crate::db::{Clock, Db, Options};
 use crate::queue::state::State;
 
 /// One queue's state, shared by its handles.
@@ -37,14 +37,19 @@ pub(crate) struct Registry {
     clock: Clock,
 }
 
+impl Layer for Registry {
+    fn make(options: &Options) -> Registry {
+        Registry {
+            queues: Mutex::new(HashMap::new()),
+            clock: options.clock.clone(),
+        }
+    }
+}
+
 impl Registry {
     /// The registry of `db`, made on first use.
-    pub(crate) fn of(db: &Arc<DbInner>) -> Arc<Registry> {
-        let clock = db.options.clock.clone();
-        db.layer(|| Registry {
-            queues: Mutex::new(HashMap::new()),
-            clock,
-        })
+    pub(crate) fn of(db: &Db) -> Arc<Registry> {
+        db.layer()
     }
 
     /// Milliseconds since the Unix epoch, by the database's clock.

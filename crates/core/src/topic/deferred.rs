@@ -73,7 +73,7 @@ impl Batch {
     /// Adds an append of `record` to `topic`, committed with the batch's other writes
     /// ([`crate::Db::write_with_ids`] returns its offset among the ids).
     pub fn append(&mut self, topic: &Topic, record: NewRecord) -> Result<&mut Batch> {
-        topic.db.inner.check_value(&record.value)?;
+        topic.db.check_value(&record.value)?;
         self.topic_op(topic, Op::Append(record))
     }
 
@@ -85,7 +85,7 @@ impl Batch {
     }
 
     fn topic_op(&mut self, topic: &Topic, op: Op) -> Result<&mut Batch> {
-        let (ops, index) = self.deferred_mut(&topic.db.inner, TopicOps::default)?;
+        let (ops, index) = topic.db.defer(self, TopicOps::default)?;
         ops.ops.push((index, topic.clone(), op));
         Ok(self)
     }

@@ -65,11 +65,11 @@ impl Topic {
     /// Appends every record of `records` atomically, at consecutive offsets; returns them.
     pub fn append_many(&self, records: &[NewRecord], options: &AppendOptions) -> Result<Vec<u64>> {
         for r in records {
-            self.db.inner.check_value(&r.value)?;
+            self.db.check_value(&r.value)?;
         }
-        let db = &self.db.inner;
+        let db = &self.db;
         let now = self.registry.clock.now_ms();
-        let mut commit = |b| db.write(b, options.sync).map(|_| ());
+        let mut commit = |b| db.write_encoded(b, options.sync);
         locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
             append::append(ts[0].state, &self.ks, records, now, batch)
         })
@@ -163,8 +163,8 @@ impl Topic {
     /// group. Errors: `OffsetOutOfRange` past the next offset.
     pub fn commit(&self, group: &str, offset: u64) -> Result<()> {
         super::validate_name("group", group)?;
-        let db = &self.db.inner;
-        let mut commit = |b| db.write(b, false).map(|_| ());
+        let db = &self.db;
+        let mut commit = |b| db.write_encoded(b, false);
         locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
             commit_offset(ts[0].state, &self.ks, self.name(), group, offset, batch)
         })
@@ -185,7 +185,7 @@ impl Topic {
         }
         let mut batch = WriteBatch::new();
         batch.delete_prefixed(&self.ks.prefix, &layout::group_key(group))?;
-        self.db.inner.write(batch, false)?;
+        self.db.write_encoded(batch, false)?;
         state.groups.remove(group);
         Ok(true)
     }
@@ -193,8 +193,8 @@ impl Topic {
     /// Drops the records past a retention limit now (appends do it too).
     pub fn apply_retention(&self) -> Result<()> {
         let now = self.registry.clock.now_ms();
-        let db = &self.db.inner;
-        let mut commit = |b| db.write(b, false).map(|_| ());
+        let db = &self.db;
+        let mut commit = |b| db.write_encoded(b, false);
         locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
             let before = ts[0].state.counters;
             append::retain(ts[0].state, &self.ks, now, &[], batch)?;

@@ -69,7 +69,7 @@ impl Db {
     /// opening it with other options replaces them). Names are 1 to 200 bytes, no NUL.
     pub fn topic(&self, name: &str, options: TopicOptions) -> Result<Topic> {
         validate_name("topic", name)?;
-        let registry = Registry::of(&self.inner);
+        let registry = Registry::of(self);
         let mut topics = registry.topics();
         let ks = catalog(self).keyspace(name)?;
         let catalog = catalog(self).entries()?;
@@ -132,7 +132,7 @@ impl Db {
     /// Handles still held fail with `InvalidArgument`; waiting subscribers wake up and fail.
     pub fn delete_topic(&self, name: &str) -> Result<bool> {
         validate_name("topic", name)?;
-        let registry = Registry::of(&self.inner);
+        let registry = Registry::of(self);
         let mut topics = registry.topics();
         let shared = topics.get(name).cloned();
         let mut guard = shared.as_ref().map(|s| s.lock());

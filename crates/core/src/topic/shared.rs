@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
-use crate::db::core::DbInner;
-use crate::db::Clock;
+use crate::db::layers::Layer;
+use crate::db::{Clock, Db, Options};
 use crate::db::{IterOptions, Keyspace};
 use crate::topic::layout::{self, Counters};
 use crate::topic::options::TopicOptions;
@@ -88,13 +88,18 @@ pub(crate) struct Registry {
     pub clock: Clock,
 }
 
-impl Registry {
-    pub(crate) fn of(db: &Arc<DbInner>) -> Arc<Registry> {
-        let clock = db.options.clock.clone();
-        db.layer(|| Registry {
+impl Layer for Registry {
+    fn make(options: &Options) -> Registry {
+        Registry {
             topics: Mutex::new(HashMap::new()),
-            clock,
-        })
+            clock: options.clock.clone(),
+        }
+    }
+}
+
+impl Registry {
+    pub(crate) fn of(db: &Db) -> Arc<Registry> {
+        db.layer()
     }
 
     pub(crate) fn topics(&self) -> MutexGuard<'_, HashMap<String, Arc<Shared>>> {

@@ -69,7 +69,7 @@ impl Subscription {
             else {
                 return Ok(None);
             };
-            self.topic.db.inner.check_open()?;
+            self.topic.db.check_open()?;
             let state = self.topic.state()?;
             if state.counters.next > self.position {
                 continue;

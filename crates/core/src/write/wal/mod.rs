@@ -50,11 +50,11 @@ pub use crate::file_names::{parse_wal_file_name, wal_file_name};
 mod tests {
     use super::*;
     use crate::recordio::Compression;
-    use crate::Error;
     use crate::storage::faulty::FaultyStorage;
     use crate::storage::memory::MemoryStorage;
     use crate::storage::{OpenMode, Storage};
     use crate::write::batch::WriteBatch;
+    use crate::Error;
     use std::sync::Arc;
 
     fn batch(seq: u64, key: &[u8]) -> WriteBatch {
