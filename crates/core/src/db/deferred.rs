@@ -1,8 +1,8 @@
 //! The seam through which layers built on the engine (queues, topics) join a
-//! [`Batch`](crate::Batch) or a [`crate::Transaction`]: their writes are *deferred*, turned into keys and values only at
-//! commit, under the layer's own locks, so that ids they assign follow commit order. Several
-//! layers in one batch nest: each takes its locks and adds its writes, then hands the batch on;
-//! the innermost commits it.
+//! [`Batch`](crate::Batch) or a [`crate::Transaction`]: their writes are *deferred*, turned into
+//! keys and values only at commit, under the layer's own locks, so that ids they assign follow
+//! commit order. Several layers in one batch nest: each takes its locks and adds its writes,
+//! then hands the batch on; the innermost commits it.
 
 use std::any::Any;
 

@@ -50,7 +50,6 @@ mod write;
 
 // The public types, and the seams of the layers built on the engine.
 mod budget;
-pub(crate) mod catalog;
 mod clock;
 pub(crate) mod deferred;
 mod for_layers;

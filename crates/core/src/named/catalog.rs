@@ -2,22 +2,29 @@
 //! options in the reserved keyspace `"\0<kind>s"` and its data in the reserved keyspace
 //! `"\0<kind>:<name>"` (FORMAT.md, "Queues" and "Topics").
 
-use std::sync::MutexGuard;
-
+use crate::db::names::validate_name;
 use crate::db::{Db, IterOptions, Keyspace};
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
-pub(crate) use crate::db::names::validate_name;
-pub use crate::db::names::MAX_NAME_LEN;
-
 /// The catalog of objects of one kind (`"queue"`, `"topic"`) in a database.
 pub(crate) struct Catalog<'a> {
-    pub db: &'a Db,
-    pub kind: &'static str,
+    db: &'a Db,
+    kind: &'static str,
 }
 
-impl Catalog<'_> {
+impl<'a> Catalog<'a> {
+    /// The catalog of the objects of `kind` in `db`.
+    pub(crate) fn of(db: &'a Db, kind: &'static str) -> Catalog<'a> {
+        Catalog { db, kind }
+    }
+
+    /// `InvalidArgument` unless `name` is a valid name of an object of this kind: 1 to
+    /// [`crate::db::names::MAX_NAME_LEN`] bytes, no NUL.
+    pub(crate) fn validate(&self, name: &str) -> Result<()> {
+        validate_name(self.kind, name, false)
+    }
+
     /// The keyspace of names and options.
     pub(crate) fn entries(&self) -> Result<Keyspace> {
         self.db.reserved_keyspace(&format!("\0{}s", self.kind))
@@ -61,25 +68,8 @@ impl Catalog<'_> {
     }
 }
 
-/// Locks the state of each distinct object of `objects` (by name, first occurrence kept) in
-/// name order, so that two operations on several objects never lock them in opposite orders.
-/// Returns the distinct objects, in the order given, and their guards, aligned.
-pub(crate) fn lock_by_name<'a, H, T>(
-    objects: &[&'a H],
-    name: impl Fn(&H) -> &str,
-    lock: impl Fn(&'a H) -> MutexGuard<'a, T>,
-) -> (Vec<&'a H>, Vec<MutexGuard<'a, T>>) {
-    let mut unique: Vec<&'a H> = Vec::with_capacity(objects.len());
-    for &o in objects {
-        if !unique.iter().any(|u| name(u) == name(o)) {
-            unique.push(o);
-        }
-    }
-    let mut order: Vec<usize> = (0..unique.len()).collect();
-    order.sort_by(|&a, &b| name(unique[a]).cmp(name(unique[b])));
-    let mut slots: Vec<Option<MutexGuard<'a, T>>> = unique.iter().map(|_| None).collect();
-    for i in order {
-        slots[i] = Some(lock(unique[i]));
-    }
-    (unique, slots.into_iter().flatten().collect())
+/// `InvalidArgument` unless `name` is a valid name of a consumer group: 0 to
+/// [`crate::db::names::MAX_NAME_LEN`] bytes (`""` is the default group), no NUL.
+pub(crate) fn validate_group(name: &str) -> Result<()> {
+    validate_name("group", name, true)
 }
