@@ -15,12 +15,8 @@ use crate::db::snapshots::SnapshotList;
 use crate::db::table_cache::TableCache;
 use crate::db::versions::Versions;
 use crate::db::write_path::WritePath;
-use crate::memtable::MemTable;
 use crate::sstable::BlockCache;
 use crate::storage::{Storage, StorageLock};
-use crate::version::manifest::ManifestWriter;
-use crate::version::VersionSet;
-use crate::write::wal::WalWriter;
 use crate::Result;
 
 /// Everything an open database shares between its handles.
@@ -53,46 +49,24 @@ impl std::fmt::Debug for DbInner {
     }
 }
 
-/// What an open database is made of.
-pub(crate) struct Parts {
-    pub(crate) storage: Arc<dyn Storage>,
-    pub(crate) options: Options,
-    pub(crate) versions: VersionSet,
-    /// The live memtable.
-    pub(crate) mem: Arc<MemTable>,
-    pub(crate) wal_writer: WalWriter,
-    pub(crate) wal_number: u64,
-    pub(crate) manifest_writer: ManifestWriter,
-    pub(crate) lock: Option<Box<dyn StorageLock>>,
-}
-
 impl DbInner {
-    /// The shared state of an open database from its parts: healthy, no memtable waiting for
-    /// flush, no work in progress.
-    pub(crate) fn assemble(parts: Parts) -> DbInner {
-        let Parts {
-            storage,
-            options,
-            versions,
-            mem,
-            wal_writer,
-            wal_number,
-            manifest_writer,
-            lock,
-        } = parts;
+    /// The shared state of an open database in `storage`: its `versions` (with the live
+    /// memtable) and its write path, the directory's `lock` (held until close; none for a
+    /// read-only open). Healthy, no work in progress.
+    pub(crate) fn assemble(
+        storage: Arc<dyn Storage>,
+        options: Options,
+        versions: Versions,
+        writes: WritePath,
+        lock: Option<Box<dyn StorageLock>>,
+    ) -> DbInner {
         let tables = TableCache::new(
             Arc::clone(&storage),
             Arc::new(BlockCache::new(options.block_cache_size)),
         );
         DbInner {
-            writes: WritePath::new(wal_writer, versions.last_sequence()),
-            versions: Versions::new(
-                versions,
-                manifest_writer,
-                mem,
-                wal_number,
-                options.read_only,
-            ),
+            writes,
+            versions,
             maintenance: Maintenance::new(&options),
             storage,
             health: Health::default(),

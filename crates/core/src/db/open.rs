@@ -16,10 +16,12 @@
 
 use std::sync::Arc;
 
-use crate::db::core::{DbInner, Parts};
+use crate::db::core::DbInner;
 use crate::db::keys::DEFAULT_KEYSPACE;
 use crate::db::options::Options;
 use crate::db::recovery::{recover_logs, LogRules, RecoveredLogs};
+use crate::db::versions::Versions;
+use crate::db::write_path::WritePath;
 use crate::file_names::{parse_file_name, FileKind};
 use crate::memtable::MemTable;
 use crate::storage::Storage;
@@ -75,16 +77,11 @@ impl DbInner {
         let manifest_writer =
             ManifestWriter::create(storage.clone(), &mut versions, ManifestOptions::default())?;
 
-        let inner = DbInner::assemble(Parts {
-            storage,
-            options,
-            versions,
-            mem: Arc::new(MemTable::new()),
-            wal_writer,
-            wal_number,
-            manifest_writer,
-            lock: Some(lock),
-        });
+        let writes = WritePath::new(wal_writer, versions.last_sequence());
+        let mem = Arc::new(MemTable::new());
+        let read_only = options.read_only;
+        let versions = Versions::new(versions, manifest_writer, mem, wal_number, read_only);
+        let inner = DbInner::assemble(storage, options, versions, writes, Some(lock));
         inner.maintenance.add_table_bytes(flushed_bytes);
         inner
             .changes

@@ -10,9 +10,11 @@
 
 use std::sync::Arc;
 
-use crate::db::core::{DbInner, Parts};
+use crate::db::core::DbInner;
 use crate::db::open::{recover, Recovered};
 use crate::db::options::Options;
+use crate::db::versions::Versions;
+use crate::db::write_path::WritePath;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::Storage;
 use crate::version::manifest::{ManifestOptions, ManifestWriter};
@@ -46,16 +48,10 @@ impl DbInner {
         versions.set_last_sequence(logs.last_seq);
         let manifest_writer =
             ManifestWriter::create(scratch, &mut versions, ManifestOptions::default())?;
-        let inner = DbInner::assemble(Parts {
-            storage,
-            options,
-            versions,
-            mem: logs.mem,
-            wal_writer,
-            wal_number,
-            manifest_writer,
-            lock: None,
-        });
+        let writes = WritePath::new(wal_writer, versions.last_sequence());
+        let read_only = options.read_only;
+        let versions = Versions::new(versions, manifest_writer, logs.mem, wal_number, read_only);
+        let inner = DbInner::assemble(storage, options, versions, writes, None);
         match inner.open_tables(&first_version) {
             Ok(()) => Ok(inner),
             // The writer compacted meanwhile: read its newer state.
