@@ -125,6 +125,9 @@ pub mod version;
 #[doc(hidden)]
 pub mod write;
 
+// What the named logs (queues, topics) share, built on the database.
+mod named;
+
 pub use db::{
     Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, Clock, CompactProgress, Db,
     IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,

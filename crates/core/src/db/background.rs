@@ -1,17 +1,11 @@
-//! The native background thread that drives flush and compaction.
-//!
-//! It holds only a `Weak` reference to the database, so dropping the last handle ends it. In
-//! WebAssembly (no threads) it never starts; the JavaScript side calls `maintain` instead.
+//! The native background thread's handle and wake-up signal. The thread's loop, which drives
+//! flush and compaction, is in `maintain.rs`; it holds only a `Weak` reference to the database,
+//! so dropping the last handle ends it. In WebAssembly (no threads) it never starts; the
+//! JavaScript side calls `maintain` instead.
 
-use std::sync::{Condvar, Mutex, PoisonError, Weak};
+use std::sync::{Condvar, Mutex, PoisonError};
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::Duration;
-
-use crate::db::core::DbInner;
-use crate::db::Budget;
-
-/// Work per background step: about 4 MiB of table data, so a step takes milliseconds.
-pub(crate) const STEP_BUDGET: Budget = Budget { bytes: 4 << 20 };
 
 #[derive(Debug, Default)]
 struct Signal {
@@ -28,20 +22,13 @@ pub(crate) struct Background {
 }
 
 impl Background {
-    /// Starts the thread for `db` (native targets only).
+    /// Starts the thread, running `run` (native targets only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn start(&self, db: Weak<DbInner>) -> std::io::Result<()> {
+    pub(crate) fn start(&self, run: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
         let handle = std::thread::Builder::new()
             .name("shaledb-maintain".into())
-            .spawn(move || run(db))?;
+            .spawn(run)?;
         *self.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
-        Ok(())
-    }
-
-    /// No threads in WebAssembly.
-    #[cfg(target_arch = "wasm32")]
-    pub(crate) fn start(&self, db: Weak<DbInner>) -> std::io::Result<()> {
-        let _ = db;
         Ok(())
     }
 
@@ -75,7 +62,7 @@ impl Background {
 
     /// Waits until notified, stopped, or `timeout` passes; returns `false` when stopped.
     #[cfg(not(target_arch = "wasm32"))]
-    fn wait(&self, timeout: Duration) -> bool {
+    pub(crate) fn wait(&self, timeout: Duration) -> bool {
         let mut s = self.signal.lock().unwrap_or_else(PoisonError::into_inner);
         if !s.stop && !s.wake {
             s = self
@@ -88,29 +75,12 @@ impl Background {
         !s.stop
     }
 
+    /// Whether the thread was told to stop.
     #[cfg(not(target_arch = "wasm32"))]
-    fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.signal
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .stop
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn run(db: Weak<DbInner>) {
-    loop {
-        let Some(inner) = db.upgrade() else { return };
-        if inner.background.stopped() {
-            return;
-        }
-        let more = match inner.maintain(STEP_BUDGET) {
-            Ok(outcome) => outcome.more,
-            // The failure poisoned the database (writes report it); stop working.
-            Err(_) => return,
-        };
-        if !more && !inner.background.wait(Duration::from_millis(200)) {
-            return;
-        }
     }
 }

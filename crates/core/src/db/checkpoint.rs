@@ -21,7 +21,7 @@ impl DbInner {
     /// batch wholly or not at all. Returns the sequence number the copy holds everything up
     /// to (and nothing after). The copy has no change cursors.
     pub(crate) fn checkpoint(&self, dest: &Arc<dyn Storage>) -> Result<u64> {
-        self.check_open()?;
+        self.health.check_open()?;
         let existing: Vec<String> = dest.list()?.into_iter().filter(|n| n != LOCK).collect();
         if let Some(name) = existing.first() {
             return Err(Error::AlreadyExists { file: name.clone() });
@@ -31,8 +31,8 @@ impl DbInner {
         // The state and the version it names, taken together. Holding `version` keeps its
         // tables from being deleted while they are copied.
         let (mut edit, version) = {
-            let st = self.state();
-            (st.versions.snapshot_edit(), st.versions.current())
+            let versions = self.versions.lock();
+            (versions.snapshot_edit(), versions.current())
         };
         for level in 0..NUM_LEVELS {
             for file in version.files(level) {

@@ -1,12 +1,11 @@
-//! The seam through which layers built on the engine (queues, topics) join a [`Batch`] or a
-//! [`crate::Transaction`]: their writes are *deferred*, turned into keys and values only at
-//! commit, under the layer's own locks, so that ids they assign follow commit order. Several
-//! layers in one batch nest: each takes its locks and adds its writes, then hands the batch on;
-//! the innermost commits it.
+//! The seam through which layers built on the engine (queues, topics) join a
+//! [`Batch`](crate::Batch) or a [`crate::Transaction`]: their writes are *deferred*, turned into
+//! keys and values only at commit, under the layer's own locks, so that ids they assign follow
+//! commit order. Several layers in one batch nest: each takes its locks and adds its writes,
+//! then hands the batch on; the innermost commits it.
 
 use std::any::Any;
 
-use crate::db::keyspace::Batch;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
@@ -39,7 +38,7 @@ pub(crate) trait DeferredWrites: MaybeSendSync + std::fmt::Debug {
     /// Takes the layer's locks, appends its writes to `batch` and calls `commit` with it (which
     /// commits, or hands on to the next layer); keeps its in-memory changes if that succeeds,
     /// undoes them if not. Returns `(index, id)` of the writes that get ids, `index` being the
-    /// one [`Batch::deferred_mut`] gave.
+    /// one [`Batch::deferred_mut`](crate::Batch::deferred_mut) gave.
     fn commit(&self, batch: WriteBatch, commit: &mut CommitFn<'_>) -> Result<Vec<(usize, u64)>>;
 }
 
@@ -74,11 +73,4 @@ fn nest(
     })?;
     ids.append(&mut inner);
     Ok(ids)
-}
-
-impl Batch {
-    /// Whether a layer's write asks for the batch to be synced.
-    pub(crate) fn deferred_wants_sync(&self) -> bool {
-        self.deferred.iter().any(|d| d.wants_sync())
-    }
 }

@@ -2,10 +2,11 @@
 
 use std::sync::Arc;
 
-use crate::db::core::{DbInner, View};
+use crate::db::core::DbInner;
 use crate::db::keys;
+use crate::db::options::IterOptions;
 use crate::db::read::{ReadAt, ViewIterator};
-use crate::db::IterOptions;
+use crate::db::view::View;
 use crate::iter::KeyBounds;
 use crate::Result;
 

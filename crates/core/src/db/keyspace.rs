@@ -6,8 +6,8 @@ use crate::db::core::DbInner;
 use crate::db::deferred::{commit_layers, DeferredWrites};
 use crate::db::iterator::DbIterator;
 use crate::db::keys;
+use crate::db::options::{IterOptions, WriteOptions};
 use crate::db::read::ReadAt;
-use crate::db::{IterOptions, WriteOptions};
 use crate::version::edit::VersionEdit;
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
@@ -94,7 +94,7 @@ impl Keyspace {
             Some(end) => keys::encode(self.id, end),
             None => keys::keyspace_end(self.id),
         };
-        self.db.check_writable()?;
+        self.db.health.check_writable()?;
         self.db.compact_range(Some(&start), Some(&end), &mut |_| {})
     }
 
@@ -103,14 +103,13 @@ impl Keyspace {
     /// none was set. The JavaScript package keeps the keyspace's key and value encodings there
     /// (FORMAT.md, "Keyspace metadata").
     pub fn metadata(&self) -> Result<Option<Vec<u8>>> {
-        self.db.check_open()?;
+        self.db.health.check_open()?;
         Ok(self
             .db
-            .state()
             .versions
-            .keyspace_metadata()
-            .get(&self.id)
-            .cloned())
+            .lock()
+            .keyspace_metadata(self.id)
+            .map(<[u8]>::to_vec))
     }
 
     /// Replaces the keyspace's metadata with `metadata` (empty removes it), durably: one synced
@@ -120,8 +119,8 @@ impl Keyspace {
     /// (64 KiB); `ReadOnly` on a read-only open; `Poisoned`, `Closed`; a storage failure
     /// poisons the database (whether the edit reached the disk is unknown).
     pub fn set_metadata(&self, metadata: &[u8]) -> Result<()> {
-        self.db.check_writable()?;
-        self.db.check_not_read_only()?;
+        self.db.health.check_writable()?;
+        self.db.options.check_not_read_only()?;
         if metadata.len() > crate::version::MAX_KEYSPACE_METADATA {
             return Err(Error::InvalidArgument(format!(
                 "keyspace metadata of {} bytes is over the limit of {} bytes",
@@ -129,16 +128,16 @@ impl Keyspace {
                 crate::version::MAX_KEYSPACE_METADATA
             )));
         }
-        let mut st = self.db.state();
-        let current = st.versions.keyspace_metadata().get(&self.id);
-        if current.map_or(metadata.is_empty(), |c| c[..] == *metadata) {
+        let mut versions = self.db.versions.lock();
+        let current = versions.keyspace_metadata(self.id);
+        if current.map_or(metadata.is_empty(), |c| c == metadata) {
             return Ok(());
         }
         let edit = VersionEdit {
             keyspace_metadata: vec![(self.id, metadata.to_vec())],
             ..VersionEdit::default()
         };
-        self.db.log_edit(&mut st, edit)
+        versions.log_edit(edit, &self.db.health)
     }
 
     /// An iterator over the keyspace at the current state (it sees a snapshot taken now).
@@ -150,7 +149,7 @@ impl Keyspace {
     /// whether the caller opens one of ShaleDB's own keyspaces, whose names (and only theirs)
     /// start with [`RESERVED_KEYSPACE_PREFIX`].
     pub(crate) fn open(db: &Arc<DbInner>, name: &str, reserved: bool) -> Result<Keyspace> {
-        db.check_open()?;
+        db.health.check_open()?;
         if name.is_empty() || name.len() > 255 {
             return Err(Error::InvalidArgument(
                 "a keyspace name must be 1 to 255 bytes long".into(),
@@ -165,20 +164,7 @@ impl Keyspace {
                 "keyspace names starting with a NUL character are reserved for ShaleDB".into()
             }));
         }
-        let mut st = db.state();
-        let id = match st.keyspaces.get(name) {
-            Some(&id) => id,
-            None => {
-                let id = st.keyspaces.values().max().map_or(0, |m| m + 1);
-                let edit = VersionEdit {
-                    keyspaces_created: vec![(id, name.to_owned())],
-                    ..VersionEdit::default()
-                };
-                db.log_edit(&mut st, edit)?;
-                st.keyspaces.insert(name.to_owned(), id);
-                id
-            }
-        };
+        let id = db.versions.lock().create_keyspace(name, &db.health)?;
         Ok(Keyspace::new(db, id, name))
     }
 }
@@ -191,7 +177,7 @@ pub struct Batch {
     db: Option<Arc<DbInner>>,
     /// Writes of layers built on the engine (queue pushes and acks, topic appends), one entry
     /// per layer, materialized at commit.
-    pub(crate) deferred: Vec<Box<dyn DeferredWrites>>,
+    deferred: Vec<Box<dyn DeferredWrites>>,
     deferred_len: usize,
     /// The writer's annotation for the change feed ([`Batch::set_meta`]).
     meta: Option<Vec<u8>>,
@@ -359,6 +345,11 @@ impl Batch {
     /// Whether the batch holds writes of a layer built on the engine.
     pub(crate) fn has_deferred(&self) -> bool {
         !self.deferred.is_empty()
+    }
+
+    /// Whether a layer's write asks for the batch to be synced.
+    fn deferred_wants_sync(&self) -> bool {
+        self.deferred.iter().any(|d| d.wants_sync())
     }
 
     /// The encoded batch, moved out (no copy), for `db`.

@@ -21,38 +21,55 @@
 //! # Ok::<(), shaledb::Error>(())
 //! ```
 
+// The owners of an open database's state, each behind its own interface.
 mod background;
-pub(crate) mod catalog;
-pub(crate) mod changes;
-mod checkpoint;
-mod clock;
+mod changes;
 pub(crate) mod core;
-pub(crate) mod deferred;
-mod iterator;
-mod keys;
-mod keyspace;
+mod flush_job;
+mod health;
+mod keyspace_ids;
+pub(crate) mod layers;
+mod maintenance;
+mod memtables;
+mod snapshots;
+mod table_cache;
+mod versions;
+mod view;
+mod write_path;
+
+// The operations, one file each (most are `impl DbInner` blocks).
+mod checkpoint;
 mod maintain;
+mod obsolete;
 mod open;
-mod options;
 mod read;
 mod read_only;
 pub(crate) mod recovery;
-mod snapshot;
-mod snapshots;
-mod table_cache;
-mod transaction;
+mod switch;
 mod write;
+
+// The public types, and the seams of the layers built on the engine.
+mod budget;
+mod clock;
+pub(crate) mod deferred;
+mod for_layers;
+mod iterator;
+mod keys;
+mod keyspace;
+pub(crate) mod names;
+mod options;
+mod snapshot;
+mod transaction;
 
 #[cfg(not(target_arch = "wasm32"))]
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+pub use budget::{Budget, CompactProgress, MaintainOutcome};
 pub use changes::{Applied, Change, ChangeOp, Changes};
 pub use clock::Clock;
 pub use iterator::DbIterator;
 pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
-pub use maintain::CompactProgress;
 pub use options::{ChangeRetention, IterOptions, Options, WriteOptions};
 pub use snapshot::Snapshot;
 pub use transaction::Transaction;
@@ -70,23 +87,6 @@ use crate::Result;
 pub struct Db {
     pub(crate) inner: Arc<DbInner>,
     default: Keyspace,
-}
-
-/// How much work one [`Db::maintain`] call may do.
-#[derive(Debug, Clone, Copy)]
-pub struct Budget {
-    /// Bytes of table data to merge (approximately). A memtable flush is one unit of work
-    /// whatever the budget.
-    pub bytes: u64,
-}
-
-/// What a [`Db::maintain`] call did and whether more is pending.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct MaintainOutcome {
-    /// Bytes of table data written.
-    pub bytes_written: u64,
-    /// More flush or compaction work is pending.
-    pub more: bool,
 }
 
 /// Figures about a database.
@@ -126,8 +126,7 @@ impl Db {
         let inner = Arc::new(DbInner::open(storage, options)?);
         if background {
             inner
-                .background
-                .start(Arc::downgrade(&inner))
+                .start_background()
                 .map_err(|e| crate::Error::io("spawn", "", e))?;
         }
         let default = Keyspace::new(&inner, keys::DEFAULT_KEYSPACE, "default");
@@ -158,13 +157,12 @@ impl Db {
     /// the keyspace does not exist or has none. Works on a read-only open (which cannot create
     /// keyspaces); there it is the metadata as of the last catch-up.
     pub fn keyspace_metadata(&self, name: &str) -> Result<Option<Vec<u8>>> {
-        self.inner.check_open()?;
-        let st = self.inner.state();
-        Ok(st
-            .keyspaces
-            .get(name)
-            .and_then(|id| st.versions.keyspace_metadata().get(id))
-            .cloned())
+        self.inner.health.check_open()?;
+        let versions = self.inner.versions.lock();
+        Ok(versions
+            .keyspace_id(name)
+            .and_then(|id| versions.keyspace_metadata(id))
+            .map(<[u8]>::to_vec))
     }
 
     /// The default keyspace, which [`Db::put`], [`Db::get`] and friends use.
@@ -238,7 +236,7 @@ impl Db {
 
     /// Writes every memtable to tables (the WAL they were in is then deleted).
     pub fn flush(&self) -> Result<()> {
-        self.inner.check_writable()?;
+        self.inner.health.check_writable()?;
         self.inner.flush_all()
     }
 
@@ -247,7 +245,7 @@ impl Db {
     /// a caller about to go idle: it keeps the log that the next open replays short, without
     /// one long flush. Reads see no difference.
     pub fn seal_memtable(&self) -> Result<()> {
-        self.inner.check_writable()?;
+        self.inner.health.check_writable()?;
         self.inner.switch_memtable(true)
     }
 
@@ -265,7 +263,7 @@ impl Db {
         end: Option<&[u8]>,
         progress: &mut dyn FnMut(CompactProgress),
     ) -> Result<()> {
-        self.inner.check_writable()?;
+        self.inner.health.check_writable()?;
         self.inner.compact_range(start, end, progress)
     }
 
@@ -302,7 +300,7 @@ impl Db {
     /// The sequence number of the last committed batch's last operation (0 for a new
     /// database). On a follower: of the last change applied.
     pub fn sequence(&self) -> u64 {
-        self.inner.commit.visible_seq()
+        self.inner.writes.visible_seq()
     }
 
     /// The change feed from sequence number `since` on: every batch committed with a first
@@ -327,8 +325,8 @@ impl Db {
     /// Where change cursor `name` stands, if it exists.
     pub fn change_cursor(&self, name: &str) -> Option<u64> {
         self.inner
-            .state()
             .versions
+            .lock()
             .change_cursors()
             .get(name)
             .copied()
@@ -337,8 +335,8 @@ impl Db {
     /// Every change cursor and where it stands, by name.
     pub fn change_cursors(&self) -> Vec<(String, u64)> {
         self.inner
-            .state()
             .versions
+            .lock()
             .change_cursors()
             .iter()
             .map(|(n, s)| (n.clone(), *s))
@@ -363,7 +361,7 @@ impl Db {
     /// Current figures.
     pub fn stats(&self) -> Stats {
         let inner = &self.inner;
-        let view = inner.view();
+        let view = inner.versions.view();
         let level_bytes: Vec<u64> = (0..NUM_LEVELS)
             .map(|l| view.version.level_bytes(l))
             .collect();
@@ -384,9 +382,8 @@ impl Db {
                 .map(|f| f.entries)
                 .sum::<u64>();
         }
-        let user = inner.counters.user_bytes.load(Ordering::Relaxed);
-        let written = inner.counters.wal_bytes.load(Ordering::Relaxed)
-            + inner.counters.table_bytes.load(Ordering::Relaxed);
+        let user = inner.writes.user_bytes();
+        let written = inner.writes.wal_bytes() + inner.maintenance.table_bytes();
         Stats {
             entries,
             table_bytes: level_bytes.iter().sum(),

@@ -14,25 +14,20 @@
 //! unreferenced (an empty log is allowed to lie outside the chain) and step 5 of a later open
 //! removes them.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 
-use crate::compaction::picker::{CompactionOptions, CompactionPicker};
-use crate::db::background::Background;
-use crate::db::core::{Counters, DbInner, State, View};
+use crate::db::core::DbInner;
 use crate::db::keys::DEFAULT_KEYSPACE;
-use crate::db::recovery::{recover_logs, LogRules};
-use crate::db::table_cache::TableCache;
-use crate::db::Options;
+use crate::db::options::Options;
+use crate::db::recovery::{recover_logs, LogRules, RecoveredLogs};
+use crate::db::versions::Versions;
+use crate::db::write_path::WritePath;
 use crate::file_names::{parse_file_name, FileKind};
 use crate::memtable::MemTable;
-use crate::recordio::Compression;
-use crate::sstable::{BlockCache, TableOptions};
-use crate::storage::{Storage, StorageLock};
+use crate::storage::Storage;
 use crate::version::edit::VersionEdit;
 use crate::version::manifest::{self, ManifestOptions, ManifestWriter};
 use crate::version::VersionSet;
-use crate::write::group_commit::GroupCommit;
 use crate::write::wal::{self, WalReader, WalWriter};
 use crate::{Error, Result};
 
@@ -48,7 +43,7 @@ impl DbInner {
         let Recovered { mut versions, logs } = recover(&storage, &options)?;
 
         // From here on, new files only, until the new manifest is current.
-        let table_options = table_options(&options);
+        let table_options = options.table_options();
         let mut edit = VersionEdit::default();
         let mut flushed_bytes = 0;
         if !logs.mem.is_empty() {
@@ -82,123 +77,18 @@ impl DbInner {
         let manifest_writer =
             ManifestWriter::create(storage.clone(), &mut versions, ManifestOptions::default())?;
 
-        let inner = DbInner::assemble(Parts {
-            storage,
-            options,
-            versions,
-            mem: Arc::new(MemTable::new()),
-            wal_writer,
-            wal_number,
-            manifest_writer,
-            lock: Some(lock),
-        });
-        inner
-            .counters
-            .table_bytes
-            .fetch_add(flushed_bytes, Ordering::Relaxed);
+        let writes = WritePath::new(wal_writer, versions.last_sequence());
+        let mem = Arc::new(MemTable::new());
+        let read_only = options.read_only;
+        let versions = Versions::new(versions, manifest_writer, mem, wal_number, read_only);
+        let inner = DbInner::assemble(storage, options, versions, writes, Some(lock));
+        inner.maintenance.add_table_bytes(flushed_bytes);
         inner
             .changes
-            .logs
-            .created(wal_number, inner.commit.visible_seq() + 1);
-        inner.delete_obsolete_files()?;
+            .logs()
+            .created(wal_number, inner.writes.visible_seq() + 1);
+        inner.delete_obsolete_files(&inner.maintenance.lock())?;
         Ok(inner)
-    }
-}
-
-/// What an open database is made of.
-pub(crate) struct Parts {
-    pub(crate) storage: Arc<dyn Storage>,
-    pub(crate) options: Options,
-    pub(crate) versions: VersionSet,
-    /// The live memtable.
-    pub(crate) mem: Arc<MemTable>,
-    pub(crate) wal_writer: WalWriter,
-    pub(crate) wal_number: u64,
-    pub(crate) manifest_writer: ManifestWriter,
-    pub(crate) lock: Option<Box<dyn StorageLock>>,
-}
-
-impl DbInner {
-    /// The shared state of an open database from its parts.
-    pub(crate) fn assemble(parts: Parts) -> DbInner {
-        let Parts {
-            storage,
-            options,
-            versions,
-            mem,
-            wal_writer,
-            wal_number,
-            manifest_writer,
-            lock,
-        } = parts;
-        let table_options = table_options(&options);
-        let keyspaces = versions
-            .keyspaces()
-            .iter()
-            .map(|(id, name)| (name.clone(), *id))
-            .collect();
-        let view = View {
-            mem,
-            imms: Vec::new(),
-            version: versions.current(),
-        };
-        let compaction_options = CompactionOptions {
-            l0_trigger: options.l0_compaction_trigger,
-            base_level_bytes: options.base_level_size,
-            level_size_ratio: options.level_size_ratio,
-            target_file_size: options.target_file_size,
-            table: TableOptions {
-                sync_on_finish: true,
-                ..table_options.clone()
-            },
-        };
-        let tables = TableCache::new(
-            Arc::clone(&storage),
-            Arc::new(BlockCache::new(options.block_cache_size)),
-        );
-        DbInner {
-            commit: GroupCommit::new(wal_writer, versions.last_sequence()),
-            storage,
-            table_options,
-            compaction_options,
-            view: RwLock::new(Arc::new(view)),
-            state: Mutex::new(State {
-                manifest: manifest_writer,
-                imms: Vec::new(),
-                mem_wal: wal_number,
-                picker: CompactionPicker::new(),
-                job: None,
-                flush: None,
-                keyspaces,
-                poisoned: None,
-                versions,
-            }),
-            maintenance: Mutex::new(()),
-            snapshots: Arc::default(),
-            tables,
-            counters: Counters::default(),
-            background: Background::default(),
-            closed: AtomicBool::new(false),
-            layers: Mutex::new(Vec::new()),
-            changes: crate::db::changes::ChangeState::default(),
-            poisoned: AtomicBool::new(false),
-            lock: Mutex::new(lock),
-            options,
-        }
-    }
-}
-
-/// The table options `options` ask for.
-fn table_options(options: &Options) -> TableOptions {
-    TableOptions {
-        block_size: options.block_size,
-        bloom_bits_per_key: options.bloom_bits_per_key,
-        compression: if options.compression {
-            Compression::Snappy
-        } else {
-            Compression::None
-        },
-        ..TableOptions::default()
     }
 }
 
@@ -206,7 +96,7 @@ fn table_options(options: &Options) -> TableOptions {
 /// into a memtable. Changes no file.
 pub(crate) struct Recovered {
     pub(crate) versions: VersionSet,
-    pub(crate) logs: crate::db::recovery::RecoveredLogs,
+    pub(crate) logs: RecoveredLogs,
 }
 
 /// Reads the manifest `CURRENT` names and replays the logs (steps 1 and 2 of the module doc).

@@ -2,8 +2,12 @@
 
 use std::ops::Bound;
 
+use crate::compaction::picker::CompactionOptions;
 use crate::db::clock::Clock;
+use crate::recordio::Compression;
+use crate::sstable::TableOptions;
 use crate::write::wal::WalOptions;
+use crate::{Error, Result};
 
 /// How a database is opened and tuned. `Default` suits a service on an SSD.
 #[derive(Debug, Clone)]
@@ -149,6 +153,47 @@ impl Options {
             ..WalOptions::default()
         }
     }
+
+    /// The options of the tables a flush writes.
+    pub(crate) fn table_options(&self) -> TableOptions {
+        TableOptions {
+            block_size: self.block_size,
+            bloom_bits_per_key: self.bloom_bits_per_key,
+            compression: if self.compression {
+                Compression::Snappy
+            } else {
+                Compression::None
+            },
+            ..TableOptions::default()
+        }
+    }
+
+    /// The options of compactions (their tables are synced when finished).
+    pub(crate) fn compaction_options(&self) -> CompactionOptions {
+        CompactionOptions {
+            l0_trigger: self.l0_compaction_trigger,
+            base_level_bytes: self.base_level_size,
+            level_size_ratio: self.level_size_ratio,
+            target_file_size: self.target_file_size,
+            table: TableOptions {
+                sync_on_finish: true,
+                ..self.table_options()
+            },
+        }
+    }
+
+    /// [`Error::ReadOnly`] for a database opened read-only ([`Options::read_only`]).
+    pub(crate) fn check_not_read_only(&self) -> Result<()> {
+        if self.read_only {
+            return Err(read_only_error());
+        }
+        Ok(())
+    }
+}
+
+/// What a write to a database opened read-only fails with.
+pub(crate) fn read_only_error() -> Error {
+    Error::ReadOnly("the database is open read-only: reopen it without read_only to write".into())
 }
 
 /// Options of one write.

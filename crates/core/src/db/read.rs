@@ -1,8 +1,9 @@
 //! The read path: point reads and iterators over a consistent view.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
-use crate::db::core::{DbInner, View};
+use crate::db::core::DbInner;
+use crate::db::view::View;
 use crate::iter::{BoxedInternalIterator, KeyBounds, MergingIterator, RangeTombstoneSet};
 use crate::key::{RangeTombstone, ValueKind};
 
@@ -36,7 +37,7 @@ impl DbInner {
     /// The newest value of stored key `key` visible `at`, or `None` if it is absent, deleted,
     /// or covered by a newer range tombstone.
     pub(crate) fn get_stored(&self, key: &[u8], at: ReadAt) -> Result<Option<Vec<u8>>> {
-        self.check_open()?;
+        self.health.check_open()?;
         let (view, snapshot) = self.read_point(at);
         Ok(match self.lookup(&view, key, snapshot)? {
             Some(Found::Value(_, v)) => Some(v),
@@ -48,9 +49,11 @@ impl DbInner {
     /// or a range delete covering it), if any: what a transaction's conflict check compares
     /// with its snapshot.
     pub(crate) fn latest_seq(&self, key: &[u8]) -> Result<Option<u64>> {
-        Ok(self.lookup(&self.view(), key, u64::MAX)?.map(|f| match f {
-            Found::Value(seq, _) | Found::Deleted(seq) => seq,
-        }))
+        Ok(self
+            .lookup(&self.versions.view(), key, u64::MAX)?
+            .map(|f| match f {
+                Found::Value(seq, _) | Found::Deleted(seq) => seq,
+            }))
     }
 
     /// Looks `key` up newest source first — memtable, immutable memtables, L0 newest first,
@@ -106,12 +109,9 @@ impl DbInner {
     /// a newer version installed its result before, and then the sequence number is newer).
     pub(crate) fn read_point(&self, at: ReadAt) -> (Arc<View>, u64) {
         match at {
-            ReadAt::Snapshot(seq) => (self.view(), seq),
+            ReadAt::Snapshot(seq) => (self.versions.view(), seq),
             ReadAt::Pinned(view, seq) => (view, seq),
-            ReadAt::Latest => {
-                let view = self.view.read().unwrap_or_else(PoisonError::into_inner);
-                (view.clone(), self.commit.visible_seq())
-            }
+            ReadAt::Latest => self.versions.read_point(|| self.writes.visible_seq()),
         }
     }
 
@@ -122,7 +122,7 @@ impl DbInner {
         at: ReadAt,
         bounds: KeyBounds,
     ) -> Result<(ViewIterator, Arc<View>)> {
-        self.check_open()?;
+        self.health.check_open()?;
         let (view, snapshot) = self.read_point(at);
         let mut sources: Vec<BoxedInternalIterator<'static>> = Vec::new();
         let mut tombstones: Vec<RangeTombstone> = Vec::new();
@@ -188,6 +188,10 @@ mod tests {
             "the read point still has v1"
         );
         // The old order: the sequence number before the compaction, the view after it.
-        assert_eq!(found(&db.inner.view()), None, "v1 was compacted away");
+        assert_eq!(
+            found(&db.inner.versions.view()),
+            None,
+            "v1 was compacted away"
+        );
     }
 }

@@ -8,11 +8,13 @@
 //! first). A writer working meanwhile can make a recovery fail half way (a log sealed or a
 //! table deleted between the listing and the read): recovery is then tried again.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
-use crate::db::core::{DbInner, View};
-use crate::db::open::{recover, Parts, Recovered};
-use crate::db::Options;
+use crate::db::core::DbInner;
+use crate::db::open::{recover, Recovered};
+use crate::db::options::Options;
+use crate::db::versions::Versions;
+use crate::db::write_path::WritePath;
 use crate::storage::memory::MemoryStorage;
 use crate::storage::Storage;
 use crate::version::manifest::{ManifestOptions, ManifestWriter};
@@ -46,16 +48,10 @@ impl DbInner {
         versions.set_last_sequence(logs.last_seq);
         let manifest_writer =
             ManifestWriter::create(scratch, &mut versions, ManifestOptions::default())?;
-        let inner = DbInner::assemble(Parts {
-            storage,
-            options,
-            versions,
-            mem: logs.mem,
-            wal_writer,
-            wal_number,
-            manifest_writer,
-            lock: None,
-        });
+        let writes = WritePath::new(wal_writer, versions.last_sequence());
+        let read_only = options.read_only;
+        let versions = Versions::new(versions, manifest_writer, logs.mem, wal_number, read_only);
+        let inner = DbInner::assemble(storage, options, versions, writes, None);
         match inner.open_tables(&first_version) {
             Ok(()) => Ok(inner),
             // The writer compacted meanwhile: read its newer state.
@@ -79,14 +75,14 @@ impl DbInner {
     /// as they are now. Reads already started go on with the state they had. Errors:
     /// `InvalidArgument` unless the database was opened read-only.
     pub(crate) fn catch_up(&self) -> Result<()> {
-        self.check_open()?;
+        self.health.check_open()?;
         if !self.options.read_only {
             return Err(Error::InvalidArgument(
                 "catch_up is for databases opened read-only".into(),
             ));
         }
         let mut attempts = 0;
-        let Recovered { mut versions, logs } = loop {
+        let Recovered { versions, logs } = loop {
             let recovered = recover_while_written(&self.storage, &self.options)?;
             match self.open_tables(&recovered.versions.current()) {
                 Ok(()) => break recovered,
@@ -94,38 +90,14 @@ impl DbInner {
                 Err(e) => return Err(e),
             }
         };
-        let mut st = self.state();
-        versions.inherit_readers(&st.versions);
-        st.keyspaces = versions
-            .keyspaces()
-            .iter()
-            .map(|(id, name)| (name.clone(), *id))
-            .collect();
-        let view = View {
-            mem: logs.mem,
-            imms: Vec::new(),
-            version: versions.current(),
-        };
-        st.versions = versions;
-        st.versions.set_last_sequence(logs.last_seq);
+        let mut current = self.versions.lock();
         // The view and the sequence number change together, under the view lock, so a read
         // never pairs the new tables with the old sequence number or the reverse.
-        let mut current = self.view.write().unwrap_or_else(PoisonError::into_inner);
-        *current = Arc::new(view);
-        self.commit.set_visible_seq(logs.last_seq);
-        drop(current);
+        current.replace(versions, logs.mem, logs.last_seq, || {
+            self.writes.set_visible_seq(logs.last_seq);
+        });
         // Tables no version in use names any more are closed (the writer deleted them).
-        self.tables.retain(&st.versions.live_files());
-        Ok(())
-    }
-
-    /// [`crate::Error::ReadOnly`] for a database opened read-only.
-    pub(crate) fn check_not_read_only(&self) -> Result<()> {
-        if self.options.read_only {
-            return Err(Error::ReadOnly(
-                "the database is open read-only: reopen it without read_only to write".into(),
-            ));
-        }
+        self.tables.retain(&current.live_files());
         Ok(())
     }
 }

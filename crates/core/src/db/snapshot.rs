@@ -2,12 +2,14 @@
 
 use std::sync::Arc;
 
-use crate::db::core::{DbInner, View};
+use crate::db::core::DbInner;
 use crate::db::iterator::DbIterator;
 use crate::db::keys;
+use crate::db::keyspace::Keyspace;
+use crate::db::options::IterOptions;
 use crate::db::read::ReadAt;
 use crate::db::snapshots::SnapshotGuard;
-use crate::db::{IterOptions, Keyspace};
+use crate::db::view::View;
 use crate::{Error, Result};
 
 /// A consistent read view: gets and iterators through it see the database exactly as it was
@@ -34,7 +36,7 @@ impl Snapshot {
         Snapshot {
             // Registered under the list's lock while the sequence number is read: a compaction
             // that starts meanwhile sees the registration (it reads the list under that lock).
-            guard: db.snapshots.acquire_with(|| db.commit.visible_seq()),
+            guard: db.snapshots.acquire_with(|| db.writes.visible_seq()),
             db: db.clone(),
             view: None,
         }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use crate::db::core::DbInner;
 use crate::db::keys;
 use crate::db::keyspace::{Batch, Keyspace};
+use crate::db::options::WriteOptions;
 use crate::db::snapshot::Snapshot;
-use crate::db::WriteOptions;
 use crate::{Error, Result};
 
 /// An optimistic transaction. Reads see a snapshot taken when the transaction began, plus the

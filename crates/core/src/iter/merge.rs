@@ -19,7 +19,7 @@
 
 use std::cmp::Ordering;
 
-use super::{BoxedInternalIterator, InternalIterator};
+use super::internal::{BoxedInternalIterator, InternalIterator};
 
 use crate::key::{compare_internal, ValueKind};
 use crate::Result;

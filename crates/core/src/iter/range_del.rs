@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use super::InternalIterator;
+use super::internal::InternalIterator;
 
 use crate::key::ValueKind;
 use crate::Result;

@@ -20,7 +20,9 @@
 
 use std::sync::Arc;
 
-use super::{InternalIterator, KeyBounds, RangeTombstoneSet};
+use super::bounds::KeyBounds;
+use super::internal::InternalIterator;
+use super::range_del::RangeTombstoneSet;
 
 use crate::key::ValueKind;
 use crate::Result;

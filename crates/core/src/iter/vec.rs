@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use super::InternalIterator;
+use super::internal::InternalIterator;
 
 use crate::key::{compare_internal, Entry, ValueKind};
 use crate::Result;

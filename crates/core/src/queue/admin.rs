@@ -4,9 +4,9 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use crate::db::IterOptions;
+use crate::named::catalog::validate_group;
 use crate::queue::handle::Queue;
 use crate::queue::layout::{self, ItemHeader, PendingState};
-use crate::queue::locked;
 use crate::queue::options::GroupStart;
 use crate::queue::state::Group;
 use crate::queue::tx::Tx;
@@ -48,11 +48,8 @@ impl Queue {
     /// A handle reading for consumer group `name`, created durably if missing, starting at
     /// `start`. Each group sees every item with its own position and reservations.
     pub fn group(&self, name: &str, start: GroupStart) -> Result<Queue> {
-        super::validate_name("group", name)?;
-        let mut state = self.shared.lock();
-        if state.deleted {
-            return Err(locked::deleted(self.name()));
-        }
+        validate_group(name)?;
+        let mut state = self.handle.shared.lock_live()?;
         if !state.groups.contains_key(name) {
             let next = match start {
                 GroupStart::Tail => state.counters.next_id,
@@ -61,11 +58,11 @@ impl Queue {
             };
             let mut batch = WriteBatch::new();
             batch.put_prefixed(
-                &self.ks.prefix,
+                &self.handle.ks.prefix,
                 &layout::group_key(name),
                 &layout::encode_group(next),
             )?;
-            self.db.inner.write(batch, false)?;
+            self.handle.db.write_encoded(batch, false)?;
             state.groups.insert(name.to_owned(), Group::new(next));
         }
         drop(state);
@@ -77,26 +74,20 @@ impl Queue {
 
     /// The names of the queue's consumer groups, sorted (`""` is the default group).
     pub fn groups(&self) -> Result<Vec<String>> {
-        let state = self.shared.lock();
-        if state.deleted {
-            return Err(locked::deleted(self.name()));
-        }
+        let state = self.handle.shared.lock_live()?;
         Ok(state.groups.keys().cloned().collect())
     }
 
     /// Removes consumer group `name` with its reservations; items no other group needs are
     /// deleted (a scan of the items the group held back). Returns false if it did not exist.
     pub fn remove_group(&self, name: &str) -> Result<bool> {
-        super::validate_name("group", name)?;
-        let mut state = self.shared.lock();
-        if state.deleted {
-            return Err(locked::deleted(self.name()));
-        }
+        validate_group(name)?;
+        let mut state = self.handle.shared.lock_live()?;
         let Some(removed) = state.groups.remove(name) else {
             return Ok(false);
         };
         let from = removed.floor().max(state.counters.swept);
-        let mut tx = Tx::new(self.name(), &self.ks, &mut state, self.registry.now());
+        let mut tx = Tx::new(self.name(), &self.handle.ks, &mut state, self.handle.now());
         let result = (|| {
             tx.delete(&layout::group_key(name))?;
             let prefix = layout::pending_prefix(name);
@@ -107,7 +98,7 @@ impl Queue {
             }
             tx.take_writes()
         })();
-        let written = result.and_then(|batch| self.db.inner.write(batch, false));
+        let written = result.and_then(|batch| self.handle.db.write_encoded(batch, false));
         if let Err(e) = written {
             tx.rollback();
             drop(tx);
@@ -119,11 +110,8 @@ impl Queue {
 
     /// Figures about the queue now.
     pub fn stats(&self) -> Result<QueueStats> {
-        let state = self.shared.lock();
-        if state.deleted {
-            return Err(locked::deleted(self.name()));
-        }
-        let now = self.registry.now();
+        let state = self.handle.shared.lock_live()?;
+        let now = self.handle.now();
         let leased = |g: &Group| g.leased.range((now + 1, 0)..).count() as u64;
         let groups: Vec<GroupStats> = state
             .groups
@@ -142,10 +130,13 @@ impl Queue {
             })
             .collect();
         let oldest = self
+            .handle
             .ks
             .iter(IterOptions {
                 lower: Bound::Included(
-                    layout::item_key(state.floor().max(state.counters.swept)).to_vec(),
+                    layout::ITEMS
+                        .key(state.floor().max(state.counters.swept))
+                        .to_vec(),
                 ),
                 upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
                 ..IterOptions::default()
@@ -172,19 +163,16 @@ impl Queue {
     /// Drops every item and every reservation, for every group (Kestrel's `FLUSH`). Groups
     /// stay, positioned after the last id pushed.
     pub fn clear(&self) -> Result<()> {
-        let mut state = self.shared.lock();
-        if state.deleted {
-            return Err(locked::deleted(self.name()));
-        }
+        let mut state = self.handle.shared.lock_live()?;
         let next = state.counters.next_id;
         let mut counters = state.counters;
         counters.items = 0;
         counters.bytes = 0;
         counters.swept = next;
-        let p = &self.ks.prefix[..];
+        let p = &self.handle.ks.prefix[..];
         let mut batch = WriteBatch::new();
         batch.delete_range(
-            &[p, &layout::item_key(0)].concat(),
+            &[p, &layout::ITEMS.key(0)].concat(),
             &[p, layout::ITEMS_END].concat(),
         )?;
         batch.delete_range(&[p, layout::PENDING_PREFIX].concat(), &[p, b"q"].concat())?;
@@ -192,7 +180,7 @@ impl Queue {
             batch.put_prefixed(p, &layout::group_key(name), &layout::encode_group(next))?;
         }
         batch.put_prefixed(p, layout::STATS_KEY, &counters.encode())?;
-        self.db.inner.write(batch, false)?;
+        self.handle.db.write_encoded(batch, false)?;
         state.counters = counters;
         for g in state.groups.values_mut() {
             *g = Group::new(next);
@@ -217,20 +205,22 @@ fn reclaim(tx: &mut Tx<'_>, from: u64) -> Result<()> {
     let items: Vec<(u64, u64)> = tx
         .ks
         .iter(IterOptions {
-            lower: Bound::Included(layout::item_key(from).to_vec()),
-            upper: Bound::Excluded(layout::item_key(until).to_vec()),
+            lower: Bound::Included(layout::ITEMS.key(from).to_vec()),
+            upper: Bound::Excluded(layout::ITEMS.key(until).to_vec()),
             ..IterOptions::default()
         })?
         .map(|e| {
             let (k, v) = e?;
-            let id = layout::item_id(&k).ok_or_else(|| tx.damaged("malformed item key"))?;
+            let id = layout::ITEMS
+                .number(&k)
+                .ok_or_else(|| tx.damaged("malformed item key"))?;
             let (_, value) = ItemHeader::decode(&v, tx.name)?;
             Ok((id, value.len() as u64))
         })
         .collect::<Result<_>>()?;
     for (id, size) in items {
         if tx.state.done_for_all(id) {
-            tx.delete(&layout::item_key(id))?;
+            tx.delete(&layout::ITEMS.key(id))?;
             let c = tx.counters();
             c.items = c.items.saturating_sub(1);
             c.bytes = c.bytes.saturating_sub(size);

@@ -71,7 +71,7 @@ impl Tx<'_> {
                 .pending
                 .get(&id)
                 .map_or(0, |p| p.deliveries);
-            let Some(record) = self.ks.get(&layout::item_key(id))? else {
+            let Some(record) = self.ks.get(&layout::ITEMS.key(id))? else {
                 // Discarded meanwhile (a limit, a flush): nothing to deliver.
                 self.set_pending(group, id, None)?;
                 continue;
@@ -95,7 +95,7 @@ impl Tx<'_> {
             _ => {
                 let next = self.group(group)?.next;
                 self.ks.iter(IterOptions {
-                    lower: Bound::Included(layout::item_key(next).to_vec()),
+                    lower: Bound::Included(layout::ITEMS.key(next).to_vec()),
                     upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
                     ..IterOptions::default()
                 })?
@@ -103,7 +103,9 @@ impl Tx<'_> {
         };
         while let Some(entry) = stream.next() {
             let (key, record) = entry?;
-            let id = layout::item_id(&key).ok_or_else(|| self.damaged("malformed item key"))?;
+            let id = layout::ITEMS
+                .number(&key)
+                .ok_or_else(|| self.damaged("malformed item key"))?;
             self.set_next(group, id + 1)?;
             let (header, value) = ItemHeader::decode(&record, self.name)?;
             if header.expires_at <= now {
@@ -137,14 +139,14 @@ impl Tx<'_> {
         if !self.state.done_for_all(id) {
             return Ok(());
         }
-        self.delete(&layout::item_key(id))?;
+        self.delete(&layout::ITEMS.key(id))?;
         let c = self.counters();
         c.items = c.items.saturating_sub(1);
         c.bytes = c.bytes.saturating_sub(size);
         let floor = self.state.floor();
         let swept = self.state.counters.swept;
         if floor >= swept.saturating_add(SWEEP_ITEMS) {
-            self.delete_range(&layout::item_key(swept), &layout::item_key(floor))?;
+            self.delete_range(&layout::ITEMS.key(swept), &layout::ITEMS.key(floor))?;
             self.counters().swept = floor;
         }
         Ok(())

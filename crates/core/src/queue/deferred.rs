@@ -2,14 +2,13 @@
 //! in one atomic write, or a consumer's result and its ack. They are turned into writes at
 //! commit, with the queues locked, so ids follow commit order.
 
-use std::any::Any;
-
-use crate::db::deferred::{CommitFn, DeferredWrites};
 use crate::db::{Batch, Transaction};
+use crate::named::deferred::{defer, DeferredOp};
 use crate::queue::handle::Queue;
 use crate::queue::item::Lease;
-use crate::queue::locked;
 use crate::queue::options::PushOptions;
+use crate::queue::state::State;
+use crate::queue::tx::Tx;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
@@ -20,43 +19,20 @@ enum Op {
     Ack(Lease),
 }
 
-/// The queue operations of a batch, in the order they were added, with their indexes in the
-/// batch.
-#[derive(Debug, Default)]
-struct QueueOps {
-    ops: Vec<(usize, Queue, Op)>,
-}
-
-impl DeferredWrites for QueueOps {
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+impl DeferredOp for Op {
+    type State = State;
+    type Handle = Queue;
+    const RANK: u8 = 1;
 
     fn wants_sync(&self) -> bool {
-        self.ops
-            .iter()
-            .any(|(_, _, op)| matches!(op, Op::Push(_, o) if o.sync))
+        matches!(self, Op::Push(_, o) if o.sync)
     }
 
-    fn rank(&self) -> u8 {
-        1
-    }
-
-    fn commit(&self, batch: WriteBatch, commit: &mut CommitFn<'_>) -> Result<Vec<(usize, u64)>> {
-        let queues: Vec<&Queue> = self.ops.iter().map(|(_, q, _)| q).collect();
-        locked::run(&queues, batch, commit, |txs| {
-            let mut ids = Vec::new();
-            for (index, queue, op) in &self.ops {
-                let Some(tx) = txs.iter_mut().find(|t| t.name == queue.name()) else {
-                    continue;
-                };
-                match op {
-                    Op::Push(value, options) => ids.push((*index, tx.push(value, options)?)),
-                    Op::Ack(lease) => tx.ack(queue.group_name(), *lease)?,
-                }
-            }
-            Ok(ids)
-        })
+    fn apply(&self, queue: &Queue, tx: &mut Tx<'_>, _: &mut WriteBatch) -> Result<Option<u64>> {
+        match self {
+            Op::Push(value, options) => tx.push(value, options).map(Some),
+            Op::Ack(lease) => tx.ack(queue.group_name(), *lease).map(|()| None),
+        }
     }
 }
 
@@ -70,7 +46,7 @@ impl Batch {
         value: &[u8],
         options: PushOptions,
     ) -> Result<&mut Batch> {
-        queue.db.inner.check_value(value)?;
+        queue.handle.db.check_value(value)?;
         self.queue_op(queue, Op::Push(value.to_vec(), options))
     }
 
@@ -82,9 +58,7 @@ impl Batch {
     }
 
     fn queue_op(&mut self, queue: &Queue, op: Op) -> Result<&mut Batch> {
-        let (ops, index) = self.deferred_mut(&queue.db.inner, QueueOps::default)?;
-        ops.ops.push((index, queue.clone(), op));
-        Ok(self)
+        defer(self, queue, op)
     }
 }
 

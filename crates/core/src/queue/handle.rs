@@ -3,14 +3,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::db::{Db, Keyspace};
+use crate::db::Db;
+use crate::named::handle::{Handle, Named};
+use crate::named::locked::run;
 use crate::queue::consume::Candidate;
 use crate::queue::item::{Lease, QueueItem};
-use crate::queue::locked;
-
+use crate::queue::open::{dead_letter_name, open};
 use crate::queue::options::{millis, PushOptions, QueueOptions, ReserveOptions};
-use crate::queue::registry::{Registry, Shared};
+use crate::queue::state::State;
 use crate::queue::tx::Tx;
+use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
 /// A named queue of a database (see the [module documentation](crate::queue)). Cheap to clone;
@@ -19,26 +21,38 @@ use crate::{Error, Result};
 /// go to every group.
 #[derive(Clone)]
 pub struct Queue {
-    pub(crate) db: Db,
-    pub(crate) ks: Keyspace,
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) registry: Arc<Registry>,
+    pub(crate) handle: Handle<State>,
     pub(crate) group: Arc<str>,
 }
 
 impl std::fmt::Debug for Queue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Queue")
-            .field("name", &self.shared.name)
+            .field("name", &self.name())
             .field("group", &self.group)
             .finish()
     }
 }
 
+impl Named for Queue {
+    type State = State;
+    fn handle(&self) -> &Handle<State> {
+        &self.handle
+    }
+}
+
 impl Queue {
+    /// A handle on queue `name` of `db` for the default group (see [`open`] for `options`).
+    pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result<Queue> {
+        Ok(Queue {
+            handle: open(db, name, options)?,
+            group: Arc::from(""),
+        })
+    }
+
     /// The queue's name.
     pub fn name(&self) -> &str {
-        &self.shared.name
+        self.handle.name()
     }
 
     /// The consumer group this handle reads for (`""`: the default group).
@@ -48,7 +62,7 @@ impl Queue {
 
     /// The queue's options.
     pub fn options(&self) -> QueueOptions {
-        self.shared.lock().options.clone()
+        self.handle.shared.lock().options.clone()
     }
 
     /// When (milliseconds on the queue clock) this handle's group next has an item come back by
@@ -56,7 +70,7 @@ impl Queue {
     /// for waits done outside the core (the WebAssembly bindings, which cannot block).
     #[doc(hidden)]
     pub fn next_wake_ms(&self) -> Option<u64> {
-        let state = self.shared.lock();
+        let state = self.handle.shared.lock();
         state.groups.get(&*self.group).and_then(|g| g.next_wake())
     }
 
@@ -64,7 +78,7 @@ impl Queue {
     /// `options.sync`, stable storage). Errors: `QueueFull` at a limit with the `Reject` policy,
     /// `InvalidArgument` for an oversize value.
     pub fn push(&self, value: &[u8], options: PushOptions) -> Result<u64> {
-        self.db.inner.check_value(value)?;
+        self.handle.db.check_value(value)?;
         self.run(options.sync, false, |tx, _| tx.push(value, &options))
     }
 
@@ -75,7 +89,7 @@ impl Queue {
         options: PushOptions,
     ) -> Result<Vec<u64>> {
         for v in values {
-            self.db.inner.check_value(v.as_ref())?;
+            self.handle.db.check_value(v.as_ref())?;
         }
         self.run(options.sync, false, |tx, _| {
             values
@@ -117,7 +131,7 @@ impl Queue {
     /// The item [`Queue::take`] or [`Queue::reserve`] would deliver now, left in place.
     pub fn peek(&self) -> Result<Option<QueueItem>> {
         let group = self.group.clone();
-        locked::inspect(self, |tx| {
+        self.inspect(|tx| {
             Ok(tx.candidate(&group)?.map(|c| {
                 let d = c.deliveries;
                 c.into_item(d, None)
@@ -204,20 +218,30 @@ impl Queue {
             true => self.dead_letter_queue()?,
             false => None,
         };
-        let mut queues = vec![self];
-        queues.extend(dead.as_ref());
-        let db = &self.db.inner;
-        let mut commit = |b| db.write(b, sync).map(|_| ());
-        locked::run(
+        let mut queues = vec![&self.handle];
+        queues.extend(dead.as_ref().map(|d| &d.handle));
+        let db = &self.handle.db;
+        let mut commit = |b| db.write_encoded(b, sync);
+        run(
             &queues,
-            crate::write::batch::WriteBatch::new(),
+            WriteBatch::new(),
             &mut commit,
-            |txs| match txs {
+            |txs, _| match txs {
                 [tx] => op(tx, None),
                 [tx, dead] => op(tx, Some(dead)),
                 _ => Err(Error::InvalidArgument("queue operation on no queue".into())),
             },
         )
+    }
+
+    /// Runs `op` on this queue alone and undoes everything it changed (reads that move
+    /// through the state, like a peek).
+    fn inspect<T>(&self, op: impl FnOnce(&mut Tx<'_>) -> Result<T>) -> Result<T> {
+        let mut guard = self.handle.shared.lock_live()?;
+        let mut tx = Tx::new(self.name(), &self.handle.ks, &mut guard, self.handle.now());
+        let result = op(&mut tx);
+        tx.rollback();
+        result
     }
 
     /// The dead-letter queue, if this queue has a delivery limit.
@@ -226,8 +250,8 @@ impl Queue {
         if options.max_deliveries.is_none() {
             return Ok(None);
         }
-        let name = super::dead_letter_name(self.name(), &options);
-        super::open(&self.db, &name, None).map(Some)
+        let name = dead_letter_name(self.name(), &options);
+        Queue::open(&self.handle.db, &name, None).map(Some)
     }
 
     /// Runs `attempt` until it yields an item or `wait` has passed, sleeping between attempts
@@ -246,7 +270,7 @@ impl Queue {
         }
         let deadline = std::time::Instant::now() + wait;
         loop {
-            let generation = self.shared.lock().generation;
+            let generation = self.handle.shared.lock().generation;
             let items = attempt()?;
             if !items.is_empty() {
                 return Ok(items);
@@ -258,15 +282,12 @@ impl Queue {
             else {
                 return Ok(items);
             };
-            self.db.inner.check_open()?;
-            let guard = self.shared.lock();
-            if guard.deleted {
-                return Err(locked::deleted(self.name()));
-            }
+            self.handle.db.check_open()?;
+            let guard = self.handle.shared.lock_live()?;
             if guard.generation != generation {
                 continue;
             }
-            let clock = self.registry.now();
+            let clock = self.handle.now();
             let timed = guard
                 .groups
                 .get(&*self.group)
@@ -276,12 +297,7 @@ impl Queue {
             let sleep = timed
                 .map_or(left, |t| t.min(left))
                 .min(Duration::from_secs(1));
-            drop(
-                self.shared
-                    .available
-                    .wait_timeout(guard, sleep)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner),
-            );
+            drop(self.handle.shared.wait(guard, sleep));
         }
     }
 }

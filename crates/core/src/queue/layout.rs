@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::named::layout::{u64_record, NumberedKeys};
 use crate::queue::options::{QueueOptions, WhenFull};
 use crate::{Error, Result};
 
@@ -15,20 +16,8 @@ pub(crate) const STATS_KEY: &[u8] = b"s";
 /// First key after every item key.
 pub(crate) const ITEMS_END: &[u8] = b"j";
 
-/// Key of item `id`: `"i"` + id (u64 BE).
-pub(crate) fn item_key(id: u64) -> [u8; 9] {
-    let mut k = [b'i'; 9];
-    k[1..].copy_from_slice(&id.to_be_bytes());
-    k
-}
-
-/// The id of an item key, if it is one.
-pub(crate) fn item_id(key: &[u8]) -> Option<u64> {
-    match key {
-        [b'i', id @ ..] => Some(u64::from_be_bytes(id.try_into().ok()?)),
-        _ => None,
-    }
-}
+/// Item keys: `"i"` + id (u64 BE).
+pub(crate) const ITEMS: NumberedKeys = NumberedKeys(b'i');
 
 /// Key of consumer group `group`: `"g"` + name.
 pub(crate) fn group_key(group: &str) -> Vec<u8> {
@@ -97,21 +86,14 @@ impl Counters {
     }
 
     pub(crate) fn encode(&self) -> [u8; 41] {
-        let mut out = [0; 41];
-        out[0] = VERSION;
-        for (i, v) in [
+        let fields = [
             self.next_id,
             self.items,
             self.bytes,
             self.dead_lettered,
             self.swept,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            out[1 + i * 8..9 + i * 8].copy_from_slice(&v.to_le_bytes());
-        }
-        out
+        ];
+        u64_record(VERSION, &fields)
     }
 
     pub(crate) fn decode(data: &[u8], queue: &str) -> Result<Counters> {
@@ -401,7 +383,7 @@ mod tests {
             parse_pending_key(&pending_key("grp", 42)),
             Some(("grp".into(), 42))
         );
-        assert_eq!(item_id(&item_key(9)), Some(9));
+        assert_eq!(ITEMS.number(&ITEMS.key(9)), Some(9));
         assert_eq!(parse_pending_key(b"p\x09ab"), None);
     }
 }

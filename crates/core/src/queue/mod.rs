@@ -49,41 +49,37 @@ mod deferred;
 mod handle;
 mod item;
 mod layout;
-mod locked;
+mod open;
 mod options;
 mod produce;
-mod registry;
 mod state;
 mod tx;
-
-use std::sync::Arc;
 
 pub use admin::{GroupStats, QueueStats};
 pub use handle::Queue;
 pub use item::{Lease, QueueItem};
 pub use options::{GroupStart, PushOptions, QueueOptions, ReserveOptions, WhenFull};
 
-use crate::db::catalog::Catalog;
-use crate::db::{Db, Keyspace};
-use crate::queue::registry::{Registry, Shared};
+use crate::db::Db;
+use crate::named::registry::Registry;
+use crate::queue::open::{catalog, validate_options};
 use crate::queue::state::State;
-use crate::write::batch::WriteBatch;
-use crate::{Error, Result};
+use crate::Result;
 
-pub use crate::db::catalog::MAX_NAME_LEN;
+pub use crate::db::names::MAX_NAME_LEN;
 
 impl Db {
     /// The queue `name`, created durably if missing, with `options` (stored with the queue:
     /// opening it with other options replaces them). Names are 1 to 200 bytes, no NUL.
     pub fn queue(&self, name: &str, options: QueueOptions) -> Result<Queue> {
         validate_options(name, &options)?;
-        open(self, name, Some(options))
+        Queue::open(self, name, Some(options))
     }
 
     /// The queue `name` with its stored options (created durably with default options if
     /// missing): for a handle that must not change how the queue is configured.
     pub fn open_queue(&self, name: &str) -> Result<Queue> {
-        open(self, name, None)
+        Queue::open(self, name, None)
     }
 
     /// The names of the queues, sorted.
@@ -94,149 +90,6 @@ impl Db {
     /// Deletes queue `name` and every item in it; returns false if there was no such queue.
     /// Handles still held fail with `InvalidArgument`; waiting consumers wake up and fail.
     pub fn delete_queue(&self, name: &str) -> Result<bool> {
-        validate_name("queue", name)?;
-        let registry = Registry::of(&self.inner);
-        let mut queues = registry.queues();
-        let shared = queues.get(name).cloned();
-        let mut guard = shared.as_ref().map(|s| s.lock());
-        if !catalog(self).delete(name)? {
-            return Ok(false);
-        }
-        if let Some(state) = guard.as_deref_mut() {
-            state.deleted = true;
-        }
-        drop(guard);
-        if let Some(s) = queues.remove(name) {
-            s.available.notify_all();
-        }
-        Ok(true)
+        Registry::<State>::delete(self, name)
     }
-}
-
-/// Opens queue `name` of `db`: with `Some(options)` creating it or replacing its options; with
-/// `None` creating it with default options or keeping the stored ones.
-pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result<Queue> {
-    validate_name("queue", name)?;
-    let registry = Registry::of(&db.inner);
-    let mut queues = registry.queues();
-    let ks = catalog(db).keyspace(name)?;
-    let catalog = catalog(db).entries()?;
-    let shared = match queues.get(name) {
-        Some(shared) => {
-            if let Some(options) = options {
-                let mut state = shared.lock();
-                if state.options != options {
-                    catalog.put(name.as_bytes(), &layout::encode_options(&options))?;
-                    state.options = options;
-                }
-            }
-            shared.clone()
-        }
-        None => {
-            let stored = catalog
-                .get(name.as_bytes())?
-                .map(|v| layout::decode_options(&v, name))
-                .transpose()?;
-            let state = match stored {
-                Some(stored) => {
-                    let options = options.unwrap_or(stored.clone());
-                    if options != stored {
-                        catalog.put(name.as_bytes(), &layout::encode_options(&options))?;
-                    }
-                    let (state, returned) = State::load(&ks, name, options, registry.now())?;
-                    // The reservations that came back are written as such, so that the
-                    // state on disk is the state in memory.
-                    let mut batch = WriteBatch::new();
-                    for (group, id, entry) in returned {
-                        batch.put_prefixed(
-                            &ks.prefix,
-                            &layout::pending_key(&group, id),
-                            &entry.encode(),
-                        )?;
-                    }
-                    db.inner.write(batch, false)?;
-                    state
-                }
-                None => create(db, &catalog, &ks, name, options.unwrap_or_default())?,
-            };
-            let shared = Arc::new(Shared::new(name, state));
-            queues.insert(name.to_owned(), shared.clone());
-            shared
-        }
-    };
-    drop(queues);
-    Ok(Queue {
-        db: db.clone(),
-        ks,
-        shared,
-        registry,
-        group: Arc::from(""),
-    })
-}
-
-/// Creates queue `name`: its catalog entry, counters and default group, in one write.
-fn create(
-    db: &Db,
-    catalog: &Keyspace,
-    ks: &Keyspace,
-    name: &str,
-    options: QueueOptions,
-) -> Result<State> {
-    let state = State::new(options);
-    let mut batch = WriteBatch::new();
-    batch.put_prefixed(
-        &catalog.prefix,
-        name.as_bytes(),
-        &layout::encode_options(&state.options),
-    )?;
-    batch.put_prefixed(&ks.prefix, layout::STATS_KEY, &state.counters.encode())?;
-    batch.put_prefixed(
-        &ks.prefix,
-        &layout::group_key(""),
-        &layout::encode_group(state.counters.next_id),
-    )?;
-    db.inner.write(batch, false)?;
-    Ok(state)
-}
-
-/// The catalog of queues.
-fn catalog(db: &Db) -> Catalog<'_> {
-    Catalog { db, kind: "queue" }
-}
-
-/// The dead-letter queue of queue `name`.
-pub(crate) fn dead_letter_name(name: &str, options: &QueueOptions) -> String {
-    options
-        .dead_letter
-        .clone()
-        .unwrap_or_else(|| format!("{name}.dead"))
-}
-
-/// `InvalidArgument` unless `name` is a valid queue name (`what == "queue"`: 1 to 200 bytes)
-/// or group name (0 to 200 bytes; `""` is the default group), with no NUL.
-pub(crate) fn validate_name(what: &str, name: &str) -> Result<()> {
-    crate::db::catalog::validate_name(what, name, what != "queue")
-}
-
-fn validate_options(name: &str, o: &QueueOptions) -> Result<()> {
-    if o.max_deliveries == Some(0) {
-        return Err(Error::InvalidArgument(
-            "max_deliveries must be at least 1".into(),
-        ));
-    }
-    if o.default_lease.is_zero() {
-        return Err(Error::InvalidArgument(
-            "default_lease must be at least 1 ms".into(),
-        ));
-    }
-    if o.max_deliveries.is_some() {
-        let dead = dead_letter_name(name, o);
-        validate_name("queue", &dead)?;
-        if dead == name {
-            return Err(Error::InvalidArgument(
-                "a queue cannot be its own dead-letter queue".into(),
-            ));
-        }
-    }
-    Ok(())
 }

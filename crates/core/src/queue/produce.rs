@@ -25,7 +25,7 @@ impl Tx<'_> {
         counters.next_id += 1;
         counters.items += 1;
         counters.bytes += size;
-        self.put(&layout::item_key(id), &header.encode_with(value))?;
+        self.put(&layout::ITEMS.key(id), &header.encode_with(value))?;
         self.fresh.push_back((id, size));
         self.wakes = true;
         Ok(id)
@@ -65,12 +65,12 @@ impl Tx<'_> {
             .fresh
             .front()
             .map_or(layout::ITEMS_END.to_vec(), |&(id, _)| {
-                layout::item_key(id).to_vec()
+                layout::ITEMS.key(id).to_vec()
             });
         let first = self
             .ks
             .iter(IterOptions {
-                lower: Bound::Included(layout::item_key(from).to_vec()),
+                lower: Bound::Included(layout::ITEMS.key(from).to_vec()),
                 upper: Bound::Excluded(upper),
                 ..IterOptions::default()
             })?
@@ -78,7 +78,9 @@ impl Tx<'_> {
             .transpose()?;
         let (id, size) = match first {
             Some((key, value)) => {
-                let id = layout::item_id(&key).ok_or_else(|| self.damaged("malformed item key"))?;
+                let id = layout::ITEMS
+                    .number(&key)
+                    .ok_or_else(|| self.damaged("malformed item key"))?;
                 let (_, v) = ItemHeader::decode(&value, self.name)?;
                 (id, v.len() as u64)
             }
@@ -96,7 +98,7 @@ impl Tx<'_> {
                 self.set_next(g, id + 1)?;
             }
         }
-        self.delete(&layout::item_key(id))?;
+        self.delete(&layout::ITEMS.key(id))?;
         let c = self.counters();
         c.items = c.items.saturating_sub(1);
         c.bytes = c.bytes.saturating_sub(size);

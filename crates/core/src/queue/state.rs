@@ -86,8 +86,6 @@ pub(crate) struct State {
     pub options: QueueOptions,
     pub counters: Counters,
     pub groups: BTreeMap<String, Group>,
-    /// Set when the queue is deleted: handles still held fail.
-    pub deleted: bool,
     /// Counts pushes, for waiters to see whether one happened while they were not waiting.
     pub generation: u64,
 }
@@ -102,7 +100,6 @@ impl State {
             options,
             counters,
             groups,
-            deleted: false,
             generation: 0,
         }
     }
@@ -149,7 +146,6 @@ impl State {
             options,
             counters,
             groups,
-            deleted: false,
             generation: 0,
         };
         Ok((state, returned))

@@ -4,6 +4,7 @@
 //! lock is released, which happens after the commit.
 
 use crate::db::{DbIterator, Keyspace};
+use crate::named::state::{NamedState, Part};
 use crate::queue::layout::{self, Counters, Pending};
 use crate::queue::state::State;
 use crate::write::batch::WriteBatch;
@@ -142,5 +143,37 @@ impl<'a> Tx<'a> {
         self.wakes = false;
         self.stream = None;
         self.fresh.clear();
+    }
+}
+
+impl NamedState for State {
+    const KIND: &'static str = "queue";
+    type Part<'a> = Tx<'a>;
+    fn begin<'a>(&'a mut self, name: &'a str, ks: &'a Keyspace, now: u64) -> Tx<'a> {
+        Tx::new(name, ks, self, now)
+    }
+}
+
+/// A queue's part in an operation on locked queues ([`crate::named::locked::run`]).
+impl Part for Tx<'_> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn write_into(&mut self, batch: &mut WriteBatch) -> Result<()> {
+        batch.append(&self.take_writes()?)
+    }
+
+    fn undo(&mut self) {
+        self.rollback();
+    }
+
+    /// Counts a push or a release in the queue's generation (for waiters that were not
+    /// waiting when it happened) and wakes the waiters.
+    fn committed(&mut self) -> bool {
+        if self.wakes {
+            self.state.generation += 1;
+        }
+        self.wakes
     }
 }

@@ -28,7 +28,7 @@
 //! | header_crc | u32 LE | CRC-32C of every header byte before it (magic .. payload_crc) |
 //! | payload | stored_len | |
 
-use crate::recordio::Compression;
+use crate::recordio::compression::Compression;
 use crate::varint::{get_uvarint, VarintError};
 
 /// The format of a RecordIO file, as read from its file header.

@@ -17,8 +17,5 @@ pub mod writer;
 
 pub use compression::Compression;
 pub use format::Version;
-pub use reader::{OwnedRecord, Reader, ReaderOptions, Record};
+pub use reader::{OwnedRecord, Reader, ReaderOptions, Record, DEFAULT_MAX_RECORD_SIZE};
 pub use writer::{Writer, WriterFormat, WriterOptions};
-
-/// Default cap on a record's stored and decompressed size: 256 MiB plus room for headers.
-pub const DEFAULT_MAX_RECORD_SIZE: u64 = 256 * 1024 * 1024 + 64 * 1024;

@@ -27,11 +27,12 @@
 //! the header's raw length.
 
 use crate::recordio::compression;
+use crate::recordio::compression::Compression;
+use crate::recordio::format::Version;
 use crate::recordio::format::{
     go_compression, parse_header, HeaderError, RecordHeader, FILE_HEADER_LEN, MAX_HEADER_LEN,
     SHALE_MARKER, SHALE_VERSION,
 };
-use crate::recordio::{Compression, Version};
 use crate::storage::FileHandle;
 use crate::{Error, Result};
 
@@ -40,6 +41,9 @@ const CHUNK: usize = 1024 * 1024;
 
 /// Bytes read by [`Reader::read_at`] in its first storage read (header and, usually, payload).
 const READ_AT_FIRST: u64 = 4096;
+
+/// Default cap on a record's stored and decompressed size: 256 MiB plus room for headers.
+pub const DEFAULT_MAX_RECORD_SIZE: u64 = 256 * 1024 * 1024 + 64 * 1024;
 
 /// Options for [`Reader`].
 #[derive(Debug, Clone)]
@@ -54,7 +58,7 @@ pub struct ReaderOptions {
 impl Default for ReaderOptions {
     fn default() -> Self {
         ReaderOptions {
-            max_record_size: crate::recordio::DEFAULT_MAX_RECORD_SIZE,
+            max_record_size: DEFAULT_MAX_RECORD_SIZE,
             verify_checksums: true,
         }
     }

@@ -5,12 +5,12 @@
 //! scratch buffer and one encoder. After any storage error the writer is poisoned: every later
 //! call fails with [`Error::Closed`], since what reached the file is unknown.
 
+use crate::recordio::compression::Compression;
 use crate::recordio::compression::Compressor;
 use crate::recordio::format::{
     self, go_code, shale_code, Version, FLAG_NIL, GO_MAGIC, MAX_HEADER_LEN, SHALE_MAGIC,
     SHALE_VERSION_WORD,
 };
-use crate::recordio::Compression;
 use crate::storage::FileHandle;
 use crate::varint::put_uvarint;
 use crate::{Error, Result};

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::format::{get_varint, get_varint32};
-use super::{compare_internal, ValueKind};
+use crate::key::{compare_internal, ValueKind};
 use crate::{Error, Result};
 
 /// A parsed, immutable block. Shared through the block cache as `Arc<Block>`.

@@ -2,7 +2,7 @@
 
 use crate::iter::InternalIterator;
 use crate::key::{compare_internal, ValueKind};
-use crate::sstable::TableIter;
+use crate::sstable::iter::TableIter;
 use crate::Result;
 use std::cmp::Ordering;
 

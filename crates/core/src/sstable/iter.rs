@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use super::block::BlockCursor;
 use super::format::MAX_SEQ;
+use super::open_table::Inner;
 use super::readahead::Readahead;
-use super::table_reader::Inner;
-use super::ValueKind;
+use crate::key::ValueKind;
 use crate::Result;
 
 /// A position in a table. Invalid until a seek, and after moving off either end. Methods that

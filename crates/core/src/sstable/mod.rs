@@ -22,6 +22,7 @@ pub mod cache;
 pub mod format;
 mod internal_iter;
 pub mod iter;
+mod open_table;
 pub mod properties;
 mod readahead;
 pub mod scan;
@@ -37,19 +38,6 @@ pub use table_builder::{TableBuilder, TableOptions, TableSummary};
 pub use table_reader::{TableReadOptions, TableReader};
 
 pub use crate::key::{compare_internal, Entry, RangeTombstone, ValueKind, MAX_SEQ};
-
-/// The first 8 bytes of `key` as a big-endian number, zero-padded. Keys compare like their
-/// prefixes whenever the prefixes differ, so comparing prefixes first skips most memory
-/// accesses to the keys themselves.
-#[inline]
-pub(crate) fn key_prefix(key: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = key.len().min(8);
-    if let (Some(dst), Some(src)) = (b.get_mut(..n), key.get(..n)) {
-        dst.copy_from_slice(src);
-    }
-    u64::from_be_bytes(b)
-}
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {

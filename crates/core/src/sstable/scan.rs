@@ -2,8 +2,8 @@
 //! (limited to the data section) and decodes each block in place.
 
 use super::format::{get_varint, get_varint32};
-use super::table_reader::Inner;
-use super::ValueKind;
+use super::open_table::Inner;
+use crate::key::ValueKind;
 use crate::recordio::Reader;
 use crate::{Error, Result};
 

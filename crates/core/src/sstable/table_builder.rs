@@ -8,7 +8,8 @@ use super::format::{
     put_varint, BlockHandle, Footer, KIND_RANGE_TOMBSTONE, KIND_VALUE, MAX_SEQ,
     TABLE_FORMAT_VERSION, TABLE_FORMAT_VERSION_V1,
 };
-use super::{compare_internal, Properties, RangeTombstone, ValueKind};
+use super::properties::Properties;
+use crate::key::{compare_internal, RangeTombstone, ValueKind};
 use crate::recordio::{Compression, Writer, WriterOptions};
 use crate::storage::FileHandle;
 use crate::{Error, Result};

@@ -2,18 +2,17 @@
 //! demand (one `read_at_sized` each, or several at once for a cursor reading ahead) and shared
 //! through the optional [`BlockCache`].
 
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::block::{Block, BlockCursor};
 use super::bloom::BloomFilter;
+use super::cache::BlockCache;
 use super::format::{get_varint, BlockHandle, Footer, FOOTER_LEN};
-use super::key_prefix;
-use super::readahead::Readahead;
-use super::{
-    compare_internal, BlockCache, Entry, Properties, RangeTombstone, TableIter, TableScan,
-    ValueKind,
-};
+use super::iter::TableIter;
+use super::open_table::{key_prefix, IndexEntry, Inner};
+use super::properties::Properties;
+use super::scan::TableScan;
+use crate::key::{compare_internal, Entry, RangeTombstone, ValueKind};
 use crate::recordio::{Reader, ReaderOptions};
 use crate::storage::FileHandle;
 use crate::{Error, Result};
@@ -44,34 +43,6 @@ impl Default for TableReadOptions {
             max_block_size: crate::recordio::DEFAULT_MAX_RECORD_SIZE,
         }
     }
-}
-
-/// One index entry: the separator key of a data block and where the block is.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct IndexEntry {
-    key: (usize, usize),
-    seq: u64,
-    pub(crate) handle: BlockHandle,
-}
-
-#[derive(Debug)]
-pub(crate) struct Inner {
-    pub(crate) file: FileHandle,
-    pub(crate) file_name: Arc<str>,
-    reader: Reader,
-    pub(crate) reader_options: ReaderOptions,
-    pub(crate) footer: Footer,
-    properties: Properties,
-    filter: Option<BloomFilter>,
-    index_keys: Vec<u8>,
-    /// Per block: the first 8 bytes of its separator key (big-endian, zero-padded) and its
-    /// offset. A compact array the binary search mostly stays in (it fits in L2 for tens of
-    /// thousands of blocks), and all a cache hit needs.
-    index_hot: Vec<(u64, u64)>,
-    pub(crate) index: Vec<IndexEntry>,
-    range_tombstones: Arc<[RangeTombstone]>,
-    cache: Option<Arc<BlockCache>>,
-    table_id: u64,
 }
 
 /// An open table. Cloning is cheap (shared state); all reads take `&self`.
@@ -304,102 +275,6 @@ impl TableReader {
     /// Number of data blocks.
     pub fn data_blocks(&self) -> usize {
         self.inner.index.len()
-    }
-}
-
-impl Inner {
-    /// Index of the first block whose separator is at or after (`key`, `seq`); `index.len()`
-    /// if none.
-    #[inline]
-    pub(crate) fn index_lower_bound(&self, key: &[u8], seq: u64) -> usize {
-        let target = key_prefix(key);
-        let (mut lo, mut hi) = (0usize, self.index.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            let p = self.index_hot.get(mid).map_or(u64::MAX, |h| h.0);
-            let less = match p.cmp(&target) {
-                Ordering::Less => true,
-                Ordering::Greater => false,
-                Ordering::Equal => self.index.get(mid).is_some_and(|e| {
-                    let k = self.index_keys.get(e.key.0..e.key.1).unwrap_or_default();
-                    compare_internal(k, e.seq, key, seq) == Ordering::Less
-                }),
-            };
-            if less {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        lo
-    }
-
-    /// Block `i` of the data section (`None` past the last), from the cache or storage.
-    pub(crate) fn block(&self, i: usize) -> Result<Option<Arc<Block>>> {
-        self.block_via(i, None)
-    }
-
-    /// [`Inner::block`] for a cursor with readahead state `ra` (`readahead.rs`): a block
-    /// missing from the cache, loaded right after its predecessor, is read with the blocks
-    /// after it in one storage call.
-    pub(crate) fn block_via(
-        &self,
-        i: usize,
-        ra: Option<&mut Readahead>,
-    ) -> Result<Option<Arc<Block>>> {
-        let Some(&(_, offset)) = self.index_hot.get(i) else {
-            return Ok(None);
-        };
-        let forward = match ra {
-            Some(ra) => ra.note(i).then_some(ra),
-            None => None,
-        };
-        if let Some(cache) = &self.cache {
-            if let Some(b) = cache.get(self.table_id, offset) {
-                return Ok(Some(b));
-            }
-        }
-        let Some(entry) = self.index.get(i) else {
-            return Ok(None);
-        };
-        let h = entry.handle;
-        let record = match forward {
-            Some(ra) => {
-                if ra.held(h.offset, h.len).is_none() {
-                    let span = self.readahead_span(i, ra.next_window(h.len));
-                    ra.fill(h.offset, self.reader.read_span(h.offset, span)?);
-                }
-                let held = ra.held(h.offset, h.len).unwrap_or_default();
-                self.reader.record_in(h.offset, h.len, held)?
-            }
-            None => self.reader.read_at_sized(h.offset, h.len)?,
-        };
-        let data = record
-            .data
-            .ok_or_else(|| Error::corruption(&*self.file_name, h.offset, "data block is nil"))?;
-        let block = Arc::new(Block::new(data, self.file_name.clone(), h.offset)?);
-        if let Some(cache) = &self.cache {
-            cache.insert(self.table_id, h.offset, block.clone());
-        }
-        Ok(Some(block))
-    }
-
-    /// Bytes from block `i`'s start to the end of the last whole block within `window` of it
-    /// (block `i` at least).
-    fn readahead_span(&self, i: usize, window: u64) -> u64 {
-        let Some(first) = self.index.get(i) else {
-            return 0;
-        };
-        let start = first.handle.offset;
-        let mut end = start + first.handle.len;
-        for e in self.index.iter().skip(i + 1) {
-            let e_end = e.handle.offset + e.handle.len;
-            if e_end - start > window {
-                break;
-            }
-            end = e_end;
-        }
-        end - start
     }
 }
 

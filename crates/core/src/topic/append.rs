@@ -7,7 +7,7 @@ use crate::db::{IterOptions, Keyspace};
 use crate::topic::layout::{self};
 use crate::topic::options::millis;
 use crate::topic::record::{self, NewRecord};
-use crate::topic::shared::State;
+use crate::topic::state::State;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
@@ -26,7 +26,7 @@ pub(crate) fn append(
     for r in records {
         let encoded = record::encode(r, time)?;
         let offset = state.counters.next;
-        batch.put_prefixed(&ks.prefix, &layout::record_key(offset), &encoded)?;
+        batch.put_prefixed(&ks.prefix, &layout::RECORDS.key(offset), &encoded)?;
         fresh.push((offset, encoded.len() as u64, time));
         state.counters.next += 1;
         state.counters.bytes += encoded.len() as u64;
@@ -66,13 +66,13 @@ pub(crate) fn retain(
     let (mut first, mut bytes) = (c.first, c.bytes);
     if first < committed_end {
         let stored = ks.iter(IterOptions {
-            lower: Bound::Included(layout::record_key(first).to_vec()),
-            upper: Bound::Excluded(layout::record_key(committed_end).to_vec()),
+            lower: Bound::Included(layout::RECORDS.key(first).to_vec()),
+            upper: Bound::Excluded(layout::RECORDS.key(committed_end).to_vec()),
             ..IterOptions::default()
         })?;
         for entry in stored {
             let (key, value) = entry?;
-            let offset = layout::record_offset(&key).unwrap_or(first);
+            let offset = layout::RECORDS.number(&key).unwrap_or(first);
             let time = record::time_of(&value, "")?;
             if offset >= stop || !over(offset, bytes, time) {
                 break;
@@ -95,8 +95,8 @@ pub(crate) fn retain(
     }
     if first > c.first {
         batch.delete_range(
-            &[&ks.prefix[..], &layout::record_key(c.first)].concat(),
-            &[&ks.prefix[..], &layout::record_key(first)].concat(),
+            &[&ks.prefix[..], &layout::RECORDS.key(c.first)].concat(),
+            &[&ks.prefix[..], &layout::RECORDS.key(first)].concat(),
         )?;
         state.counters.first = first;
         state.counters.bytes = bytes;

@@ -3,69 +3,62 @@
 //! transform, produce, commit: exactly once within the database). Offsets are given at commit,
 //! with the topics locked, so they follow commit order.
 
-use std::any::Any;
-
-use crate::db::deferred::{CommitFn, DeferredWrites};
 use crate::db::{Batch, Transaction};
+use crate::named::catalog::validate_group;
+use crate::named::deferred::{defer, DeferredOp};
 use crate::topic::append;
 use crate::topic::handle::{commit_offset, Topic};
-use crate::topic::locked;
+use crate::topic::locked::Locked;
 use crate::topic::record::NewRecord;
+use crate::topic::state::State;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
+/// One topic write of a batch.
 #[derive(Debug)]
 enum Op {
     Append(NewRecord),
     Commit(String, u64),
 }
 
-/// The topic writes of a batch, with their indexes in the batch.
-#[derive(Debug, Default)]
-struct TopicOps {
-    ops: Vec<(usize, Topic, Op)>,
-}
-
-impl DeferredWrites for TopicOps {
-    fn as_any_mut(&mut self) -> &mut dyn Any {
-        self
-    }
+impl DeferredOp for Op {
+    type State = State;
+    type Handle = Topic;
+    const RANK: u8 = 2;
 
     fn wants_sync(&self) -> bool {
         false
     }
 
-    fn rank(&self) -> u8 {
-        2
-    }
-
-    fn commit(&self, batch: WriteBatch, commit: &mut CommitFn<'_>) -> Result<Vec<(usize, u64)>> {
-        let topics: Vec<&Topic> = self.ops.iter().map(|(_, t, _)| t).collect();
-        let now = topics.first().map_or(0, |t| t.registry.clock.now_ms());
-        locked::run(&topics, batch, commit, |ts, batch| {
-            let mut ids = Vec::new();
-            for (index, topic, op) in &self.ops {
-                let Some(t) = ts.iter_mut().find(|t| t.topic.name() == topic.name()) else {
-                    continue;
-                };
-                match op {
-                    Op::Append(r) => {
-                        let offsets = append::append(
-                            t.state,
-                            &topic.ks,
-                            std::slice::from_ref(r),
-                            now,
-                            batch,
-                        )?;
-                        ids.extend(offsets.into_iter().map(|o| (*index, o)));
-                    }
-                    Op::Commit(group, offset) => {
-                        commit_offset(t.state, &topic.ks, topic.name(), group, *offset, batch)?;
-                    }
-                }
+    fn apply(
+        &self,
+        topic: &Topic,
+        t: &mut Locked<'_>,
+        batch: &mut WriteBatch,
+    ) -> Result<Option<u64>> {
+        match self {
+            Op::Append(r) => {
+                let offsets = append::append(
+                    t.state,
+                    &topic.handle.ks,
+                    std::slice::from_ref(r),
+                    t.now,
+                    batch,
+                )?;
+                Ok(offsets.into_iter().next())
             }
-            Ok(ids)
-        })
+            Op::Commit(group, offset) => {
+                commit_offset(
+                    t.state,
+                    &topic.handle.ks,
+                    topic.name(),
+                    group,
+                    *offset,
+                    batch,
+                )?;
+                Ok(None)
+            }
+        }
     }
 }
 
@@ -73,21 +66,19 @@ impl Batch {
     /// Adds an append of `record` to `topic`, committed with the batch's other writes
     /// ([`crate::Db::write_with_ids`] returns its offset among the ids).
     pub fn append(&mut self, topic: &Topic, record: NewRecord) -> Result<&mut Batch> {
-        topic.db.inner.check_value(&record.value)?;
+        topic.handle.db.check_value(&record.value)?;
         self.topic_op(topic, Op::Append(record))
     }
 
     /// Adds a commit of `offset` for consumer group `group` of `topic`: a consumer's output and
     /// its progress in one write. Errors at commit: `OffsetOutOfRange` past the next offset.
     pub fn commit_offset(&mut self, topic: &Topic, group: &str, offset: u64) -> Result<&mut Batch> {
-        super::validate_name("group", group)?;
+        validate_group(group)?;
         self.topic_op(topic, Op::Commit(group.to_owned(), offset))
     }
 
     fn topic_op(&mut self, topic: &Topic, op: Op) -> Result<&mut Batch> {
-        let (ops, index) = self.deferred_mut(&topic.db.inner, TopicOps::default)?;
-        ops.ops.push((index, topic.clone(), op));
-        Ok(self)
+        defer(self, topic, op)
     }
 }
 

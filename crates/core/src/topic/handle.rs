@@ -1,15 +1,17 @@
 //! [`Topic`]: a handle on a named topic log.
 
 use std::ops::Bound;
-use std::sync::Arc;
 
-use crate::db::{Db, IterOptions, Keyspace};
+use crate::db::{IterOptions, Keyspace};
+use crate::named::catalog::validate_group;
+use crate::named::handle::{Handle, Named};
+use crate::named::locked::run;
 use crate::topic::append;
 use crate::topic::layout;
-use crate::topic::locked;
+use crate::topic::locked::Locked;
 use crate::topic::options::{AppendOptions, From, ReadLimits, TopicOptions};
 use crate::topic::record::{self, NewRecord, Record};
-use crate::topic::shared::{Registry, Shared, State};
+use crate::topic::state::State;
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
@@ -17,17 +19,19 @@ use crate::{Error, Result};
 /// clone; natively `Send + Sync`; every handle of one name shares one state.
 #[derive(Clone)]
 pub struct Topic {
-    pub(crate) db: Db,
-    pub(crate) ks: Keyspace,
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) registry: Arc<Registry>,
+    pub(crate) handle: Handle<State>,
 }
 
 impl std::fmt::Debug for Topic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Topic")
-            .field("name", &self.shared.name)
-            .finish()
+        f.debug_struct("Topic").field("name", &self.name()).finish()
+    }
+}
+
+impl Named for Topic {
+    type State = State;
+    fn handle(&self) -> &Handle<State> {
+        &self.handle
     }
 }
 
@@ -48,12 +52,12 @@ pub struct TopicStats {
 impl Topic {
     /// The topic's name.
     pub fn name(&self) -> &str {
-        &self.shared.name
+        self.handle.name()
     }
 
     /// The topic's options.
     pub fn options(&self) -> TopicOptions {
-        self.shared.lock().options.clone()
+        self.handle.shared.lock().options.clone()
     }
 
     /// Appends `record`; returns its offset. When it returns the record has reached the OS
@@ -65,13 +69,10 @@ impl Topic {
     /// Appends every record of `records` atomically, at consecutive offsets; returns them.
     pub fn append_many(&self, records: &[NewRecord], options: &AppendOptions) -> Result<Vec<u64>> {
         for r in records {
-            self.db.inner.check_value(&r.value)?;
+            self.handle.db.check_value(&r.value)?;
         }
-        let db = &self.db.inner;
-        let now = self.registry.clock.now_ms();
-        let mut commit = |b| db.write(b, options.sync).map(|_| ());
-        locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
-            append::append(ts[0].state, &self.ks, records, now, batch)
+        self.locked(options.sync, |t, batch| {
+            append::append(t.state, &self.handle.ks, records, t.now, batch)
         })
     }
 
@@ -123,8 +124,8 @@ impl Topic {
         }
         let mut out = Vec::new();
         let mut bytes = 0usize;
-        let stored = self.ks.iter(IterOptions {
-            lower: Bound::Included(layout::record_key(offset).to_vec()),
+        let stored = self.handle.ks.iter(IterOptions {
+            lower: Bound::Included(layout::RECORDS.key(offset).to_vec()),
             upper: Bound::Excluded(layout::RECORDS_END.to_vec()),
             ..IterOptions::default()
         })?;
@@ -133,7 +134,7 @@ impl Topic {
                 break;
             }
             let (key, value) = entry?;
-            let at = layout::record_offset(&key).ok_or_else(|| self.damaged())?;
+            let at = layout::RECORDS.number(&key).ok_or_else(|| self.damaged())?;
             if at != offset + out.len() as u64 {
                 // Retention dropped the start of the read meanwhile.
                 let c = self.state()?.counters;
@@ -151,7 +152,7 @@ impl Topic {
         let (mut lo, mut hi) = (first, next);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.ks.get(&layout::record_key(mid))? {
+            match self.handle.ks.get(&layout::RECORDS.key(mid))? {
                 Some(v) if record::time_of(&v, self.name())? >= time => hi = mid,
                 _ => lo = mid + 1,
             }
@@ -162,11 +163,9 @@ impl Topic {
     /// Commits `offset` for consumer group `group` (the next record it will read), creating the
     /// group. Errors: `OffsetOutOfRange` past the next offset.
     pub fn commit(&self, group: &str, offset: u64) -> Result<()> {
-        super::validate_name("group", group)?;
-        let db = &self.db.inner;
-        let mut commit = |b| db.write(b, false).map(|_| ());
-        locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
-            commit_offset(ts[0].state, &self.ks, self.name(), group, offset, batch)
+        validate_group(group)?;
+        self.locked(false, |t, batch| {
+            commit_offset(t.state, &self.handle.ks, self.name(), group, offset, batch)
         })
     }
 
@@ -178,29 +177,26 @@ impl Topic {
     /// Removes consumer group `group` (retention no longer waits for it). Returns false if it
     /// did not exist.
     pub fn remove_group(&self, group: &str) -> Result<bool> {
-        super::validate_name("group", group)?;
+        validate_group(group)?;
         let mut state = self.state()?;
         if !state.groups.contains_key(group) {
             return Ok(false);
         }
         let mut batch = WriteBatch::new();
-        batch.delete_prefixed(&self.ks.prefix, &layout::group_key(group))?;
-        self.db.inner.write(batch, false)?;
+        batch.delete_prefixed(&self.handle.ks.prefix, &layout::group_key(group))?;
+        self.handle.db.write_encoded(batch, false)?;
         state.groups.remove(group);
         Ok(true)
     }
 
     /// Drops the records past a retention limit now (appends do it too).
     pub fn apply_retention(&self) -> Result<()> {
-        let now = self.registry.clock.now_ms();
-        let db = &self.db.inner;
-        let mut commit = |b| db.write(b, false).map(|_| ());
-        locked::run(&[self], WriteBatch::new(), &mut commit, |ts, batch| {
-            let before = ts[0].state.counters;
-            append::retain(ts[0].state, &self.ks, now, &[], batch)?;
-            if ts[0].state.counters != before {
-                let encoded = ts[0].state.counters.encode();
-                batch.put_prefixed(&self.ks.prefix, layout::STATS_KEY, &encoded)?;
+        self.locked(false, |t, batch| {
+            let before = t.state.counters;
+            append::retain(t.state, &self.handle.ks, t.now, &[], batch)?;
+            if t.state.counters != before {
+                let encoded = t.state.counters.encode();
+                batch.put_prefixed(&self.handle.ks.prefix, layout::STATS_KEY, &encoded)?;
             }
             Ok(())
         })
@@ -222,18 +218,26 @@ impl Topic {
         })
     }
 
-    /// A subscription from `from`: yields what is there, then waits for new records.
-    pub fn subscribe(&self, from: &From) -> Result<crate::topic::Subscription> {
-        let position = self.resolve(from)?;
-        Ok(crate::topic::Subscription::new(self.clone(), position))
+    /// Runs `op` on this topic, locked ([`run`]), and commits the writes it adds to the batch
+    /// (synced if `sync`).
+    fn locked<T>(
+        &self,
+        sync: bool,
+        op: impl FnOnce(&mut Locked<'_>, &mut WriteBatch) -> Result<T>,
+    ) -> Result<T> {
+        let db = &self.handle.db;
+        let mut commit = |b| db.write_encoded(b, sync);
+        run(
+            &[&self.handle],
+            WriteBatch::new(),
+            &mut commit,
+            |ts, batch| op(&mut ts[0], batch),
+        )
     }
 
+    /// The topic's state, locked. Errors: `InvalidArgument` if the topic was deleted.
     pub(crate) fn state(&self) -> Result<std::sync::MutexGuard<'_, State>> {
-        let state = self.shared.lock();
-        if state.deleted {
-            return Err(deleted(self.name()));
-        }
-        Ok(state)
+        self.handle.shared.lock_live()
     }
 
     fn out_of_range(&self, offset: u64, first: u64, next: u64) -> Error {
@@ -254,8 +258,8 @@ impl Topic {
     }
 }
 
-/// Commits `offset` for `group` into `batch` and the state (which [`locked::run`] puts back if
-/// the commit fails).
+/// Commits `offset` for `group` into `batch` and the state (which
+/// [`run`](crate::named::locked::run) puts back if the commit fails).
 pub(crate) fn commit_offset(
     state: &mut State,
     ks: &Keyspace,
@@ -280,8 +284,4 @@ pub(crate) fn commit_offset(
     )?;
     state.groups.insert(group.to_owned(), offset);
     Ok(())
-}
-
-pub(crate) fn deleted(name: &str) -> Error {
-    Error::InvalidArgument(format!("topic {name:?} was deleted"))
 }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::named::layout::{u64_record, NumberedKeys};
 use crate::topic::options::{millis, TopicOptions};
 use crate::{Error, Result};
 
@@ -15,20 +16,8 @@ pub(crate) const RECORDS_END: &[u8] = b"s";
 /// Every committed-offset key starts with this.
 pub(crate) const GROUP_PREFIX: &[u8] = b"c";
 
-/// Key of the record at `offset`: `"r"` + offset (u64 BE).
-pub(crate) fn record_key(offset: u64) -> [u8; 9] {
-    let mut k = [b'r'; 9];
-    k[1..].copy_from_slice(&offset.to_be_bytes());
-    k
-}
-
-/// The offset of a record key.
-pub(crate) fn record_offset(key: &[u8]) -> Option<u64> {
-    match key {
-        [b'r', o @ ..] => Some(u64::from_be_bytes(o.try_into().ok()?)),
-        _ => None,
-    }
-}
+/// Record keys: `"r"` + offset (u64 BE).
+pub(crate) const RECORDS: NumberedKeys = NumberedKeys(b'r');
 
 /// Key of consumer group `group`'s committed offset: `"c"` + name.
 pub(crate) fn group_key(group: &str) -> Vec<u8> {
@@ -50,15 +39,10 @@ pub(crate) struct Counters {
 
 impl Counters {
     pub(crate) fn encode(&self) -> [u8; 33] {
-        let mut out = [0; 33];
-        out[0] = VERSION;
-        for (i, v) in [self.next, self.first, self.bytes, self.last_time]
-            .into_iter()
-            .enumerate()
-        {
-            out[1 + i * 8..9 + i * 8].copy_from_slice(&v.to_le_bytes());
-        }
-        out
+        u64_record(
+            VERSION,
+            &[self.next, self.first, self.bytes, self.last_time],
+        )
     }
 
     pub(crate) fn decode(data: &[u8], topic: &str) -> Result<Counters> {
@@ -179,6 +163,6 @@ mod tests {
         assert_eq!(decode_offset(&encode_offset(77), "t").unwrap(), 77);
         assert!(Counters::decode(&c.encode()[..20], "t").is_err());
         assert!(decode_offset(&[2; 9], "t").is_err());
-        assert_eq!(record_offset(&record_key(12)), Some(12));
+        assert_eq!(RECORDS.number(&RECORDS.key(12)), Some(12));
     }
 }

@@ -1,62 +1,62 @@
-//! Running an operation on one or more locked topics and committing its writes: locks taken in
-//! name order and held through the commit (offsets follow commit order); a failed commit puts
-//! the states back; subscribers are woken after a commit that appended.
+//! A topic locked for an operation ([`crate::named::locked::run`]): its state, and what undoing
+//! the operation puts back if its commit fails (the counters and committed offsets as they
+//! were). Subscribers are woken after a commit that appended.
 
-use crate::db::catalog::lock_by_name;
-use crate::db::deferred::CommitFn;
-use crate::topic::handle::{deleted, Topic};
-use crate::topic::shared::State;
+use std::collections::BTreeMap;
+
+use crate::db::Keyspace;
+use crate::named::state::{NamedState, Part};
+use crate::topic::layout::Counters;
+use crate::topic::state::State;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
-/// A topic locked for an operation.
+/// A topic locked for an operation. The operation adds its writes to the operation's batch
+/// itself.
 pub(crate) struct Locked<'a> {
-    pub topic: &'a Topic,
+    pub name: &'a str,
     pub state: &'a mut State,
+    /// "Now" for the whole operation (milliseconds since the Unix epoch).
+    pub now: u64,
+    before: (Counters, BTreeMap<String, u64>),
 }
 
-/// Runs `op` on `topics` (deduplicated, first occurrence kept, in that order), with `batch` to
-/// add writes to, then hands the batch to `commit`.
-pub(crate) fn run<T>(
-    topics: &[&Topic],
-    batch: WriteBatch,
-    commit: &mut CommitFn<'_>,
-    op: impl FnOnce(&mut [Locked<'_>], &mut WriteBatch) -> Result<T>,
-) -> Result<T> {
-    let (unique, mut guards) = lock_by_name(topics, Topic::name, |t| t.shared.lock());
-    if let Some(gone) = guards.iter().zip(&unique).find(|(g, _)| g.deleted) {
-        return Err(deleted(gone.1.name()));
+impl<'a> Locked<'a> {
+    /// Begins an operation on topic `name`, whose state is locked.
+    pub(crate) fn new(name: &'a str, state: &'a mut State, now: u64) -> Self {
+        let before = (state.counters, state.groups.clone());
+        Locked {
+            name,
+            state,
+            now,
+            before,
+        }
     }
-    let before: Vec<_> = guards
-        .iter()
-        .map(|g| (g.counters, g.groups.clone()))
-        .collect();
-    let mut locked: Vec<Locked<'_>> = guards
-        .iter_mut()
-        .zip(&unique)
-        .map(|(g, t)| Locked { topic: t, state: g })
-        .collect();
-    let mut batch = batch;
-    let result = op(&mut locked, &mut batch).and_then(|value| {
-        commit(batch)?;
-        Ok(value)
-    });
-    drop(locked);
-    match result {
-        Ok(value) => {
-            for ((g, t), (counters, _)) in guards.iter().zip(&unique).zip(&before) {
-                if g.counters.next != counters.next {
-                    t.shared.appended.notify_all();
-                }
-            }
-            Ok(value)
-        }
-        Err(e) => {
-            for (g, (counters, groups)) in guards.iter_mut().zip(before) {
-                g.counters = counters;
-                g.groups = groups;
-            }
-            Err(e)
-        }
+}
+
+impl NamedState for State {
+    const KIND: &'static str = "topic";
+    type Part<'a> = Locked<'a>;
+    fn begin<'a>(&'a mut self, name: &'a str, _: &'a Keyspace, now: u64) -> Locked<'a> {
+        Locked::new(name, self, now)
+    }
+}
+
+impl Part for Locked<'_> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn write_into(&mut self, _: &mut WriteBatch) -> Result<()> {
+        Ok(())
+    }
+
+    fn undo(&mut self) {
+        self.state.counters = self.before.0;
+        self.state.groups = std::mem::take(&mut self.before.1);
+    }
+
+    fn committed(&mut self) -> bool {
+        self.state.counters.next != self.before.0.next
     }
 }

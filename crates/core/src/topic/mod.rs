@@ -46,34 +46,34 @@ mod layout;
 mod locked;
 mod options;
 mod record;
-mod shared;
+mod state;
 mod subscription;
-
-use std::sync::Arc;
 
 pub use handle::{Topic, TopicStats};
 pub use options::{AppendOptions, From, ReadLimits, TopicOptions};
 pub use record::{NewRecord, Record};
 pub use subscription::Subscription;
 
-use crate::db::catalog::Catalog;
 use crate::db::Db;
-use crate::topic::shared::{Registry, Shared, State};
-
+use crate::named::catalog::Catalog;
+use crate::named::handle::Handle;
+use crate::named::registry::Registry;
+use crate::named::state::NamedState;
+use crate::topic::state::State;
 use crate::Result;
 
-pub use crate::db::catalog::MAX_NAME_LEN;
+pub use crate::db::names::MAX_NAME_LEN;
 
 impl Db {
     /// The topic `name`, created durably if missing, with `options` (stored with the topic:
     /// opening it with other options replaces them). Names are 1 to 200 bytes, no NUL.
     pub fn topic(&self, name: &str, options: TopicOptions) -> Result<Topic> {
-        validate_name("topic", name)?;
-        let registry = Registry::of(&self.inner);
-        let mut topics = registry.topics();
+        catalog(self).validate(name)?;
+        let registry = Registry::<State>::of(self);
+        let mut topics = registry.lock();
         let ks = catalog(self).keyspace(name)?;
         let catalog = catalog(self).entries()?;
-        let encoded = shared_options(&options);
+        let encoded = layout::encode_options(&options);
         let shared = match topics.get(name) {
             Some(shared) => {
                 let mut state = shared.lock();
@@ -82,7 +82,7 @@ impl Db {
                     state.options = options;
                 }
                 drop(state);
-                shared.clone()
+                shared
             }
             None => {
                 let stored = catalog.get(name.as_bytes())?;
@@ -93,27 +93,23 @@ impl Db {
                     Some(_) => State::load(&ks, name, options)?,
                     None => State::new(options),
                 };
-                let shared = Arc::new(Shared {
-                    name: name.to_owned(),
-                    state: std::sync::Mutex::new(state),
-                    appended: std::sync::Condvar::new(),
-                });
-                topics.insert(name.to_owned(), shared.clone());
-                shared
+                topics.insert(name, state)
             }
         };
         drop(topics);
         Ok(Topic {
-            db: self.clone(),
-            ks,
-            shared,
-            registry,
+            handle: Handle {
+                db: self.clone(),
+                ks,
+                shared,
+                registry,
+            },
         })
     }
 
     /// The existing topic `name` with its stored options, or `None` (nothing is created).
     pub fn existing_topic(&self, name: &str) -> Result<Option<Topic>> {
-        validate_name("topic", name)?;
+        catalog(self).validate(name)?;
         match catalog(self).entries()?.get(name.as_bytes())? {
             Some(v) => {
                 let options = layout::decode_options(&v, name)?;
@@ -131,36 +127,11 @@ impl Db {
     /// Deletes topic `name` and every record in it; returns false if there was no such topic.
     /// Handles still held fail with `InvalidArgument`; waiting subscribers wake up and fail.
     pub fn delete_topic(&self, name: &str) -> Result<bool> {
-        validate_name("topic", name)?;
-        let registry = Registry::of(&self.inner);
-        let mut topics = registry.topics();
-        let shared = topics.get(name).cloned();
-        let mut guard = shared.as_ref().map(|s| s.lock());
-        if !catalog(self).delete(name)? {
-            return Ok(false);
-        }
-        if let Some(state) = guard.as_deref_mut() {
-            state.deleted = true;
-        }
-        drop(guard);
-        if let Some(s) = topics.remove(name) {
-            s.appended.notify_all();
-        }
-        Ok(true)
+        Registry::<State>::delete(self, name)
     }
 }
 
 /// The catalog of topics.
 fn catalog(db: &Db) -> Catalog<'_> {
-    Catalog { db, kind: "topic" }
-}
-
-fn shared_options(o: &TopicOptions) -> [u8; 26] {
-    layout::encode_options(o)
-}
-
-/// `InvalidArgument` unless `name` is a valid topic name (1 to 200 bytes) or group name (0 to
-/// 200 bytes), with no NUL.
-pub(crate) fn validate_name(what: &str, name: &str) -> Result<()> {
-    crate::db::catalog::validate_name(what, name, what != "topic")
+    Catalog::of(db, State::KIND)
 }

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crate::topic::handle::Topic;
-use crate::topic::options::ReadLimits;
+use crate::topic::options::{From, ReadLimits};
 use crate::topic::record::Record;
 use crate::Result;
 
@@ -22,8 +22,16 @@ pub struct Subscription {
     buffer: VecDeque<Record>,
 }
 
+impl Topic {
+    /// A subscription from `from`: yields what is there, then waits for new records.
+    pub fn subscribe(&self, from: &From) -> Result<Subscription> {
+        let position = self.resolve(from)?;
+        Ok(Subscription::new(self.clone(), position))
+    }
+}
+
 impl Subscription {
-    pub(crate) fn new(topic: Topic, position: u64) -> Subscription {
+    fn new(topic: Topic, position: u64) -> Subscription {
         Subscription {
             topic,
             position,
@@ -69,20 +77,14 @@ impl Subscription {
             else {
                 return Ok(None);
             };
-            self.topic.db.inner.check_open()?;
+            self.topic.handle.db.check_open()?;
             let state = self.topic.state()?;
             if state.counters.next > self.position {
                 continue;
             }
             // Bounded, so that a closed database is noticed.
             let sleep = left.min(Duration::from_secs(1));
-            drop(
-                self.topic
-                    .shared
-                    .appended
-                    .wait_timeout(state, sleep)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner),
-            );
+            drop(self.topic.handle.shared.wait(state, sleep));
         }
     }
 }

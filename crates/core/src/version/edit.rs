@@ -29,7 +29,7 @@
 
 use crate::key::InternalKey;
 use crate::varint::{get_uvarint, put_uvarint_vec};
-use crate::version::{FileMeta, NUM_LEVELS};
+use crate::version::file_meta::{FileMeta, NUM_LEVELS};
 use crate::{Error, Result};
 
 /// The manifest format version this code writes and the newest it reads.

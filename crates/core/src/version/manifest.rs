@@ -28,7 +28,7 @@ use crate::recordio::{Reader, ReaderOptions, Writer, WriterOptions};
 use crate::storage::{OpenMode, Storage};
 use crate::version::edit::VersionEdit;
 pub use crate::version::edit::MANIFEST_FORMAT_VERSION;
-use crate::version::VersionSet;
+use crate::version::set::VersionSet;
 use crate::{Error, Result};
 
 /// Largest `CURRENT` file accepted.

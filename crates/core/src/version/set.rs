@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Weak};
 
 use crate::version::edit::VersionEdit;
-use crate::version::levels::{FileMeta, Version, NUM_LEVELS};
+use crate::version::file_meta::{FileMeta, NUM_LEVELS};
+use crate::version::levels::Version;
 use crate::{Error, Result};
 
 /// The current version plus the counters the manifest persists. Not thread-safe by itself;

@@ -2,14 +2,30 @@
 //! written as one batch with the leader's sequence numbers, so the follower's own sequence
 //! number says how far it got, and its own change feed continues the leader's.
 
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
-use crate::db::changes::{Applied, Change};
+use crate::db::changes::change::Change;
 use crate::db::core::DbInner;
 use crate::db::keys;
 use crate::db::keyspace::{Keyspace, RESERVED_KEYSPACE_PREFIX};
 use crate::write::batch::{BatchOp, WriteBatch};
 use crate::{Error, Result};
+
+/// What [`crate::Db::apply_change`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// The change was written; the follower now holds everything up to `last_seq`.
+    Applied {
+        /// The follower's sequence number now (the change's last).
+        last_seq: u64,
+    },
+    /// The change was applied before (its last sequence number is at or below the
+    /// follower's): nothing was written.
+    AlreadyApplied {
+        /// The follower's sequence number.
+        last_seq: u64,
+    },
+}
 
 impl DbInner {
     /// Applies `change` (module doc). A change at or below the follower's sequence number was
@@ -21,19 +37,15 @@ impl DbInner {
         expected_seq: Option<u64>,
         sync: bool,
     ) -> Result<Applied> {
-        self.check_open()?;
+        self.health.check_open()?;
         if !self.options.follower {
             return Err(Error::InvalidArgument(
                 "apply_change needs a database opened as a follower (Options::follower)".into(),
             ));
         }
         // One apply at a time: the check of the sequence number and the commit go together.
-        let _one = self
-            .changes
-            .apply
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let have = self.commit.visible_seq();
+        let _one = self.changes.lock_apply();
+        let have = self.writes.visible_seq();
         if let Some(expected) = expected_seq {
             if expected != change.seq() {
                 return Err(Error::ChangeGap {

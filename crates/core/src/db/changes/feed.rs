@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::db::changes::change::Change;
 use crate::db::changes::logs::LogIndex;
-use crate::db::changes::Change;
 use crate::db::core::DbInner;
 use crate::recordio::Reader;
 use crate::storage::OpenMode;
@@ -51,7 +51,7 @@ impl Changes {
     /// A feed of the batches starting at `since` or later. Errors at once with
     /// [`Error::ChangesTruncated`] if `since` is below the oldest batch kept.
     pub(crate) fn new(db: Arc<DbInner>, since: u64) -> Result<Changes> {
-        db.check_open()?;
+        db.health.check_open()?;
         let mut feed = Changes {
             db,
             next: since.max(1),
@@ -73,9 +73,9 @@ impl Changes {
     /// The next committed batch, or `None` if none is committed yet (call again later).
     pub fn try_next(&mut self) -> Result<Option<Change>> {
         loop {
-            let visible = self.db.commit.visible_seq();
+            let visible = self.db.writes.visible_seq();
             if visible < self.next {
-                self.db.check_open()?;
+                self.db.health.check_open()?;
                 return Ok(None);
             }
             match self.read_log(visible)? {
@@ -99,10 +99,10 @@ impl Changes {
             if now >= deadline {
                 return Ok(None);
             }
-            let seen = self.db.commit.visible_seq();
+            let seen = self.db.writes.visible_seq();
             let db = &self.db;
-            db.changes.signal.wait(deadline - now, || {
-                db.commit.visible_seq() != seen || db.check_open().is_err()
+            db.changes.wait_for_commit(deadline - now, || {
+                db.writes.visible_seq() != seen || db.health.check_open().is_err()
             });
         }
     }
@@ -112,7 +112,7 @@ impl Changes {
     fn locate(&mut self) -> Result<()> {
         let storage = &*self.db.storage;
         let numbers = LogIndex::numbers(&storage.list()?);
-        let logs = &self.db.changes.logs;
+        let logs = self.db.changes.logs();
         let mut oldest = None;
         for &n in numbers.iter().rev() {
             let Some(first) = logs.first_seq(storage, n)? else {
@@ -241,7 +241,7 @@ impl Changes {
     /// The end of a log's data: for the live log, the end for now; for an older log that was
     /// never sealed (the database crashed while it was live), the next log goes on.
     fn end_of_data(&mut self, number: u64) -> Result<Step> {
-        let live = self.db.state().mem_wal;
+        let live = self.db.versions.lock().live_wal();
         if number >= live {
             return Ok(Step::End);
         }
@@ -261,7 +261,7 @@ impl Changes {
             Some(k) => k,
             None => {
                 // A keyspace created since the names were read (they are never dropped).
-                self.names = self.db.state().versions.keyspaces().clone();
+                self.names = self.db.versions.lock().keyspace_names().clone();
                 Change::keyspaces_of(&batch, &self.names).unwrap_or_default()
             }
         };

@@ -16,8 +16,8 @@ impl DbInner {
     pub(crate) fn logs_to_keep(&self, obsolete: &[u64], all: &[u64]) -> Result<BTreeSet<u64>> {
         let mut keep = BTreeSet::new();
         let oldest_cursor = self
-            .state()
             .versions
+            .lock()
             .change_cursors()
             .values()
             .copied()
@@ -29,7 +29,7 @@ impl DbInner {
         let retention = retention.unwrap_or_default();
         let now = self.options.clock.now_ms();
         let storage = &*self.storage;
-        let logs = &self.changes.logs;
+        let logs = self.changes.logs();
         let mut bytes = 0u64;
         for &n in obsolete.iter().rev() {
             // The log's batches end where the next log's begin.

@@ -29,64 +29,32 @@
 //! takes writes).
 
 mod log_file;
+mod options;
 mod reader;
 pub mod record;
+mod repeat;
 mod sync_gate;
 mod writer;
 
-use std::io;
-
-use crate::recordio::Compression;
-use crate::Error;
-
 pub use log_file::LogFile;
+pub use options::WalOptions;
 pub(crate) use reader::all_zero;
 pub use reader::{WalEnd, WalReader, WalReplay};
+pub use repeat::repeat_error;
 pub use sync_gate::SyncGate;
 pub use writer::WalWriter;
 
 pub use crate::file_names::{parse_wal_file_name, wal_file_name};
 
-/// Options for [`WalWriter`].
-#[derive(Debug, Clone)]
-pub struct WalOptions {
-    /// Compression of each record (kept only where it saves at least 1/8).
-    pub compression: Compression,
-    /// Bytes the log file is extended by at a time, ahead of its data ([`LogFile`]); 0 (the
-    /// default) extends it by each write.
-    pub preallocation: u64,
-}
-
-impl Default for WalOptions {
-    fn default() -> Self {
-        WalOptions {
-            compression: Compression::None,
-            preallocation: 0,
-        }
-    }
-}
-
-/// Copies `e` for a later caller: the same variant for I/O errors (same operation, file and
-/// `io::ErrorKind`), [`Error::Closed`] for anything else, with `context` and the original
-/// message.
-pub fn repeat_error(e: &Error, context: &str) -> Error {
-    match e {
-        Error::Io { op, file, source } => Error::Io {
-            op,
-            file: file.clone(),
-            source: io::Error::new(source.kind(), format!("{context}; first failure: {source}")),
-        },
-        other => Error::Closed(format!("{context}; first failure: {other}")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recordio::Compression;
     use crate::storage::faulty::FaultyStorage;
     use crate::storage::memory::MemoryStorage;
     use crate::storage::{OpenMode, Storage};
     use crate::write::batch::WriteBatch;
+    use crate::Error;
     use std::sync::Arc;
 
     fn batch(seq: u64, key: &[u8]) -> WriteBatch {

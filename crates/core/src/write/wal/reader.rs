@@ -1,11 +1,11 @@
 //! [`WalReader::replay`]: reads one log back, telling a torn tail from corruption.
 
+use crate::file_names::wal_file_name;
 use crate::recordio::format::{FILE_HEADER_LEN, SHALE_MAGIC, SHALE_VERSION};
 use crate::recordio::{Compression, Reader, ReaderOptions, Version};
 use crate::storage::{FileHandle, OpenMode, Storage};
 use crate::write::batch::{WriteBatch, MAX_BATCH_SIZE};
 use crate::write::wal::record::{LogHeader, LogRecord, MAX_PREFIX_LEN};
-use crate::write::wal::wal_file_name;
 use crate::{Error, Result};
 
 /// How a replayed log ended.

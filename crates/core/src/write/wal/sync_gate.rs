@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::storage::FileHandle;
-use crate::write::wal::repeat_error;
+use crate::write::wal::repeat::repeat_error;
 use crate::{Error, Result};
 
 /// Serializes and remembers the syncs of one log file. Shared (`Arc`) by its writer and by

@@ -2,15 +2,17 @@
 
 use std::sync::Arc;
 
+use crate::file_names::wal_file_name;
 use crate::recordio::{Compression, Writer, WriterOptions};
 use crate::storage::{FileHandle, OpenMode, Storage};
 use crate::write::batch::{BATCH_HEADER_LEN, MAX_BATCH_SIZE};
 use crate::write::wal::log_file::LogFile;
+use crate::write::wal::options::WalOptions;
 use crate::write::wal::record::{
     batch_prefix, sealed_record, synced_mark, LogHeader, MAX_PREFIX_LEN,
 };
+use crate::write::wal::repeat::repeat_error;
 use crate::write::wal::sync_gate::SyncGate;
-use crate::write::wal::{repeat_error, wal_file_name, WalOptions};
 use crate::{Error, Result};
 
 /// In-memory buffer of the RecordIO writer: records of one append (or group) are gathered in it

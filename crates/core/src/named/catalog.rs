@@ -2,22 +2,29 @@
 //! options in the reserved keyspace `"\0<kind>s"` and its data in the reserved keyspace
 //! `"\0<kind>:<name>"` (FORMAT.md, "Queues" and "Topics").
 
-use std::sync::MutexGuard;
-
+use crate::db::names::validate_name;
 use crate::db::{Db, IterOptions, Keyspace};
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
-/// Longest name of a queue, a topic or a consumer group, in bytes.
-pub const MAX_NAME_LEN: usize = 200;
-
 /// The catalog of objects of one kind (`"queue"`, `"topic"`) in a database.
 pub(crate) struct Catalog<'a> {
-    pub db: &'a Db,
-    pub kind: &'static str,
+    db: &'a Db,
+    kind: &'static str,
 }
 
-impl Catalog<'_> {
+impl<'a> Catalog<'a> {
+    /// The catalog of the objects of `kind` in `db`.
+    pub(crate) fn of(db: &'a Db, kind: &'static str) -> Catalog<'a> {
+        Catalog { db, kind }
+    }
+
+    /// `InvalidArgument` unless `name` is a valid name of an object of this kind: 1 to
+    /// [`crate::db::names::MAX_NAME_LEN`] bytes, no NUL.
+    pub(crate) fn validate(&self, name: &str) -> Result<()> {
+        validate_name(self.kind, name, false)
+    }
+
     /// The keyspace of names and options.
     pub(crate) fn entries(&self) -> Result<Keyspace> {
         self.db.reserved_keyspace(&format!("\0{}s", self.kind))
@@ -56,42 +63,13 @@ impl Catalog<'_> {
             &[&ks.prefix[..], b"\x00"].concat(),
             &[&ks.prefix[..], b"\xff"].concat(),
         )?;
-        self.db.inner.write(batch, false)?;
+        self.db.write_encoded(batch, false)?;
         Ok(true)
     }
 }
 
-/// `InvalidArgument` unless `name` is a valid name of a `what` (`"queue"`, `"topic"`: 1 to 200
-/// bytes; a consumer group, `empty_ok`: 0 to 200 bytes), with no NUL.
-pub(crate) fn validate_name(what: &str, name: &str, empty_ok: bool) -> Result<()> {
-    if (name.is_empty() && !empty_ok) || name.len() > MAX_NAME_LEN || name.contains('\0') {
-        return Err(Error::InvalidArgument(format!(
-            "a {what} name must be {} to {MAX_NAME_LEN} bytes with no NUL character",
-            u8::from(!empty_ok)
-        )));
-    }
-    Ok(())
-}
-
-/// Locks the state of each distinct object of `objects` (by name, first occurrence kept) in
-/// name order, so that two operations on several objects never lock them in opposite orders.
-/// Returns the distinct objects, in the order given, and their guards, aligned.
-pub(crate) fn lock_by_name<'a, H, T>(
-    objects: &[&'a H],
-    name: impl Fn(&H) -> &str,
-    lock: impl Fn(&'a H) -> MutexGuard<'a, T>,
-) -> (Vec<&'a H>, Vec<MutexGuard<'a, T>>) {
-    let mut unique: Vec<&'a H> = Vec::with_capacity(objects.len());
-    for &o in objects {
-        if !unique.iter().any(|u| name(u) == name(o)) {
-            unique.push(o);
-        }
-    }
-    let mut order: Vec<usize> = (0..unique.len()).collect();
-    order.sort_by(|&a, &b| name(unique[a]).cmp(name(unique[b])));
-    let mut slots: Vec<Option<MutexGuard<'a, T>>> = unique.iter().map(|_| None).collect();
-    for i in order {
-        slots[i] = Some(lock(unique[i]));
-    }
-    (unique, slots.into_iter().flatten().collect())
+/// `InvalidArgument` unless `name` is a valid name of a consumer group: 0 to
+/// [`crate::db::names::MAX_NAME_LEN`] bytes (`""` is the default group), no NUL.
+pub(crate) fn validate_group(name: &str) -> Result<()> {
+    validate_name("group", name, true)
 }

@@ -1,11 +1,9 @@
-//! The topics of one open database: one shared state per name (counters and committed
-//! offsets), loaded from the topic's keyspace on first use in a process.
+//! A topic's in-memory state (counters and committed offsets), loaded from the topic's
+//! keyspace on first use in a process and shared by its handles
+//! ([`crate::named::registry::Registry`]).
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::collections::BTreeMap;
 
-use crate::db::core::DbInner;
-use crate::db::Clock;
 use crate::db::{IterOptions, Keyspace};
 use crate::topic::layout::{self, Counters};
 use crate::topic::options::TopicOptions;
@@ -18,8 +16,6 @@ pub(crate) struct State {
     pub counters: Counters,
     /// Committed offsets of the consumer groups.
     pub groups: BTreeMap<String, u64>,
-    /// Set when the topic is deleted: handles still held fail.
-    pub deleted: bool,
 }
 
 impl State {
@@ -28,7 +24,6 @@ impl State {
             options,
             counters: Counters::default(),
             groups: BTreeMap::new(),
-            deleted: false,
         }
     }
 
@@ -54,7 +49,6 @@ impl State {
             options,
             counters,
             groups,
-            deleted: false,
         })
     }
 
@@ -64,40 +58,5 @@ impl State {
             return None;
         }
         self.groups.values().min().copied()
-    }
-}
-
-/// One topic's state, shared by its handles.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub name: String,
-    pub state: Mutex<State>,
-    /// Notified after an append commits (and when the topic goes).
-    pub appended: Condvar,
-}
-
-impl Shared {
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The topics of a database.
-pub(crate) struct Registry {
-    pub topics: Mutex<HashMap<String, Arc<Shared>>>,
-    pub clock: Clock,
-}
-
-impl Registry {
-    pub(crate) fn of(db: &Arc<DbInner>) -> Arc<Registry> {
-        let clock = db.options.clock.clone();
-        db.layer(|| Registry {
-            topics: Mutex::new(HashMap::new()),
-            clock,
-        })
-    }
-
-    pub(crate) fn topics(&self) -> MutexGuard<'_, HashMap<String, Arc<Shared>>> {
-        self.topics.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

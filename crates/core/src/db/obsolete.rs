@@ -1,0 +1,53 @@
+//! Deleting what the database no longer needs: WALs older than the log number (unless the
+//! change feed keeps them), tables no live version names, older manifests, temporary files.
+
+use crate::db::changes::logs::LogIndex;
+use crate::db::core::DbInner;
+use crate::db::maintenance::MaintenanceGuard;
+use crate::file_names::{parse_file_name, FileKind};
+use crate::version::manifest;
+use crate::Result;
+
+impl DbInner {
+    /// Removes WALs older than the log number, tables in no live version (and not being
+    /// written by the work in progress), old manifests and temporary files. Takes the
+    /// maintenance lock's guard: no flush or compaction writes a table meanwhile. Does nothing
+    /// on a read-only open (the files are the writer's).
+    pub(crate) fn delete_obsolete_files(&self, work: &MaintenanceGuard<'_>) -> Result<()> {
+        if self.options.read_only {
+            return Ok(());
+        }
+        let pending = work.pending_outputs();
+        let (live, log_number, manifest_number) = {
+            let mut versions = self.versions.lock();
+            (
+                versions.live_files(),
+                versions.log_number(),
+                versions.manifest_number(),
+            )
+        };
+        let names = self.storage.list()?;
+        let logs = LogIndex::numbers(&names);
+        let obsolete_logs: Vec<u64> = logs.iter().copied().filter(|&n| n < log_number).collect();
+        let kept = self.logs_to_keep(&obsolete_logs, &logs)?;
+        for name in &names {
+            let obsolete = match parse_file_name(name) {
+                Some(FileKind::Wal(n)) => n < log_number && !kept.contains(&n),
+                Some(FileKind::Table(n)) => !live.contains(&n) && !pending.contains(&n),
+                _ => false,
+            };
+            if obsolete {
+                match parse_file_name(name) {
+                    Some(FileKind::Table(n)) => self.tables.evict(n),
+                    Some(FileKind::Wal(n)) => self.changes.logs().forget(n),
+                    _ => {}
+                }
+                self.storage.remove(name)?;
+            }
+        }
+        for name in manifest::obsolete_manifests(&names, manifest_number) {
+            self.storage.remove(&name)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,52 @@
+//! The memtable switch: the live memtable becomes immutable, a new WAL takes over and the old
+//! one is sealed (synced, a record naming the new one appended, synced again), and flush work
+//! is signalled. Writers wait meanwhile (it runs in the group commit's exclusive section).
+
+use crate::db::core::DbInner;
+use crate::write::wal::WalWriter;
+use crate::Result;
+
+impl DbInner {
+    /// Makes the live memtable immutable and starts a new WAL for the next one. With `force`
+    /// false, does nothing unless the memtable is full (another writer may have switched it
+    /// already); with `force` true, switches any non-empty memtable.
+    pub(crate) fn switch_memtable(&self, force: bool) -> Result<()> {
+        let switched = self.writes.exclusive(|wal, last_seq| {
+            let view = self.versions.view();
+            let full = view.mem.approximate_memory() >= self.options.memtable_size;
+            if view.mem.is_empty() || (!force && !full) {
+                return Ok(());
+            }
+            let number = self.versions.lock().new_file_number();
+            // The new log exists durably before the old one names it in its sealed record; the
+            // seal syncs the old log whole before the new one takes a write, so recovery may
+            // stop at the first torn log without losing an acknowledged synced write.
+            let new_wal = WalWriter::create(
+                &*self.storage,
+                number,
+                last_seq + 1,
+                self.options.wal_options(),
+            )?;
+            wal.seal(number)?;
+            *wal = new_wal;
+            let mut versions = self.versions.lock();
+            // The version comes from the version set, not from `view`: a flush may have
+            // installed a newer one since `view` was read (views change only under its lock).
+            let old_wal = versions.switch_memtable(view.mem.clone(), number);
+            self.changes.logs().created(number, last_seq + 1);
+            self.changes
+                .logs()
+                .sealed(old_wal, self.options.clock.now_ms());
+            Ok(())
+        });
+        if let Err(e) = &switched {
+            // A failed creation of the new log or seal of the old one poisons the database:
+            // the old log's durability is unknown, and the next open must find the logs as
+            // they are now.
+            self.health.poison(e);
+        }
+        switched?;
+        self.maintenance.background().notify();
+        Ok(())
+    }
+}
