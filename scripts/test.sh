@@ -38,8 +38,10 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo doc -p shaledb --no-deps (broken links are errors)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p shaledb --no-deps
 
-step "the core's top-level modules have no dependency cycle (scripts/module-cycles.mjs)"
+step "the Rust modules and files have no dependency cycle (scripts/module-cycles.mjs: core, bindings, CLI)"
 node scripts/module-cycles.mjs crates/core/src
+node scripts/module-cycles.mjs crates/wasm/src
+node scripts/module-cycles.mjs crates/cli/src
 
 step "the TypeScript files import each other without cycles (scripts/ts-cycles.mjs)"
 node scripts/ts-cycles.mjs packages/js/src
