@@ -142,7 +142,7 @@ pub fn queue_push(
 }
 
 /// Reads up to `max` items: `mode` [`READ_TAKE`] takes them, [`READ_RESERVE`] reserves them
-/// (lease `lease_ms`, below 1: the queue's default), [`READ_PEEK`] peeks at the next one.
+/// (lease `lease_ms`, below 1: the queue's default), [`READ_PEEK`] looks at them, leaving them.
 /// Returns them packed, each [`ITEM_HEADER_LEN`] bytes of header, then the value.
 #[wasm_bindgen(js_name = queueRead)]
 pub fn queue_read(db: u32, q: u32, mode: u8, max: u32, lease_ms: f64) -> JsResult<Vec<u8>> {
@@ -241,35 +241,6 @@ pub fn queue_next_wake(db: u32, q: u32) -> JsResult<f64> {
     }))
 }
 
-/// The queue's options: `[maxItems, maxBytes, discardOldest (0/1), maxDeliveries, leaseMs,
-/// ttlMs]` (-1: none) and its dead-letter queue name ("" when it has no delivery limit).
-#[wasm_bindgen(js_name = queueOptions)]
-pub fn queue_options(db: u32, q: u32) -> JsResult<js_sys::Array> {
-    js_result(with_db(db, |entry| {
-        let queue = entry.queue(q)?;
-        let o = queue.options();
-        let none = |v: Option<u64>| v.map_or(-1.0, |v| v as f64);
-        let numbers = [
-            none(o.max_items),
-            none(o.max_bytes),
-            f64::from(u8::from(o.when_full == WhenFull::DiscardOldest)),
-            none(o.max_deliveries.map(u64::from)),
-            o.default_lease.as_millis() as f64,
-            none(o.default_ttl.map(|d| d.as_millis() as u64)),
-        ];
-        let out: js_sys::Array = numbers.iter().map(|&n| JsValue::from_f64(n)).collect();
-        let dead = match o.max_deliveries {
-            Some(_) => o
-                .dead_letter
-                .clone()
-                .unwrap_or_else(|| format!("{}.dead", queue.name())),
-            None => String::new(),
-        };
-        out.push(&JsValue::from_str(&dead));
-        Ok(out)
-    }))
-}
-
 /// The queue's consumer groups (`""` is the default one), sorted.
 #[wasm_bindgen(js_name = queueGroups)]
 pub fn queue_groups(db: u32, q: u32) -> JsResult<Vec<String>> {
@@ -312,5 +283,29 @@ pub fn queue_stats(db: u32, q: u32) -> JsResult<js_sys::Array> {
         }
         out.push(&groups);
         Ok(out)
+    }))
+}
+
+/// Turns on or off the log of woken queues and topics of `db` (`Db::record_wakes`): on while
+/// the TypeScript side has waiting reads.
+#[wasm_bindgen(js_name = dbRecordWakes)]
+pub fn db_record_wakes(db: u32, on: bool) -> JsResult<()> {
+    js_result(with_db(db, |entry| {
+        entry.db.record_wakes(on);
+        Ok(())
+    }))
+}
+
+/// The queues and topics woken since the last call (`Db::take_wakes`), flat: kind (`"queue"`
+/// or `"topic"`), name, kind, name, ...
+#[wasm_bindgen(js_name = dbTakeWakes)]
+pub fn db_take_wakes(db: u32) -> JsResult<Vec<String>> {
+    js_result(with_db(db, |entry| {
+        Ok(entry
+            .db
+            .take_wakes()
+            .into_iter()
+            .flat_map(|(kind, name)| [kind.to_owned(), name])
+            .collect())
     }))
 }

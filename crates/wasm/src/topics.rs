@@ -17,8 +17,8 @@ use crate::errors::{js_result, JsResult};
 use crate::handles::with;
 use crate::topic_records::{decode_records, pack_records};
 use crate::wire::{
-    js_id, js_ids, optional_count, optional_ms, FROM_EARLIEST, FROM_GROUP, FROM_LATEST, FROM_OFFSET,
-    FROM_TIME,
+    js_id, js_ids, optional_count, optional_ms, FROM_EARLIEST, FROM_GROUP, FROM_LATEST,
+    FROM_OFFSET, FROM_TIME,
 };
 
 /// Adds `topic` to database `db`'s handles (in place of an open handle of it); returns its

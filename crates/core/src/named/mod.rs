@@ -10,7 +10,8 @@
 //!   undoing it on failure, waking waiters;
 //! - `deferred.rs`: joining a [`crate::Batch`] or [`crate::Transaction`] through the
 //!   engine's deferred-write seam;
-//! - `layout.rs`: the key and record encodings both use.
+//! - `layout.rs`: the key and record encodings both use;
+//! - `wakes.rs`: which objects were woken, for waiters outside the core (WebAssembly).
 
 pub(crate) mod catalog;
 pub(crate) mod deferred;
@@ -19,3 +20,4 @@ pub(crate) mod layout;
 pub(crate) mod locked;
 pub(crate) mod registry;
 pub(crate) mod state;
+pub(crate) mod wakes;

@@ -11,6 +11,7 @@ use crate::db::layers::Layer;
 use crate::db::{Clock, Db, Options};
 use crate::named::catalog::Catalog;
 use crate::named::state::NamedState;
+use crate::named::wakes::WakeMark;
 use crate::{Error, Result};
 
 /// The error of a handle on an object that was deleted.
@@ -28,6 +29,8 @@ pub(crate) struct Shared<S> {
     /// Notified when something waiters look for may have happened (a push, a release, an
     /// append) and when the object goes.
     changed: Condvar,
+    /// Logs those notifications for waiters outside the core (`wakes.rs`).
+    mark: WakeMark,
 }
 
 impl<S> Shared<S> {
@@ -47,9 +50,10 @@ impl<S> Shared<S> {
         self.deleted.load(Ordering::Acquire)
     }
 
-    /// Wakes every waiter ([`Shared::wait`]).
+    /// Wakes every waiter ([`Shared::wait`], and those outside the core: `wakes.rs`).
     pub(crate) fn notify_all(&self) {
         self.changed.notify_all();
+        self.mark.woken();
     }
 
     /// Releases `state` (this object's, locked) until notified or `timeout` passes, then locks
@@ -142,13 +146,17 @@ impl<S> Objects<'_, S> {
         self.0.get(name).cloned()
     }
 
-    /// Registers `state`, just loaded, as the shared state of object `name`.
-    pub(crate) fn insert(&mut self, name: &str, state: S) -> Arc<Shared<S>> {
+    /// Registers `state`, just loaded, as the shared state of object `name` of `db`.
+    pub(crate) fn insert(&mut self, db: &Db, name: &str, state: S) -> Arc<Shared<S>>
+    where
+        S: NamedState,
+    {
         let shared = Arc::new(Shared {
             name: name.to_owned(),
             state: Mutex::new(state),
             deleted: AtomicBool::new(false),
             changed: Condvar::new(),
+            mark: WakeMark::new(db, S::KIND, name),
         });
         self.0.insert(name.to_owned(), shared.clone());
         shared

@@ -59,7 +59,7 @@ pub(crate) fn open(db: &Db, name: &str, options: Option<QueueOptions>) -> Result
                 }
                 None => create(db, &catalog, &ks, name, options.unwrap_or_default())?,
             };
-            queues.insert(name, state)
+            queues.insert(db, name, state)
         }
     };
     drop(queues);

@@ -93,7 +93,7 @@ impl Db {
                     Some(_) => State::load(&ks, name, options)?,
                     None => State::new(options),
                 };
-                topics.insert(name, state)
+                topics.insert(self, name, state)
             }
         };
         drop(topics);

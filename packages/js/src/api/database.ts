@@ -128,7 +128,7 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
         }
         let packing = numbers.get(queue);
         if (packing === undefined) {
-          packing = { queueNumber: queues.length, encodeValue: (v) => queue.encodeValue(v), pushed: () => undefined };
+          packing = { queueNumber: queues.length, encodeValue: (v) => queue.encodeValue(v) };
           numbers.set(queue, packing);
           queues.push(queue);
         }
@@ -146,7 +146,6 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
           packing = {
             topicNumber: topics.length,
             packRecord: (v, k, h, what) => topic.packRecord(v, k, h, what),
-            pushed: () => undefined,
           };
           topicNumbers.set(topic, packing);
           topics.push(topic);

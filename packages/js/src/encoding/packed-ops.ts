@@ -60,8 +60,6 @@ export class PackedOps {
    * `OP_COMMIT_OFFSET`): the batch must go through `dbWriteIds`.
    */
   queueOps = 0;
-  /** The queues pushed to and topics appended to (told once the batch is committed). */
-  readonly pushedTo = new Set<{ pushed(): void }>();
 
   #reserve(extra: number): void {
     const need = this.#length + extra;
@@ -117,7 +115,6 @@ export class PackedOps {
     this.#length = 0;
     this.count = 0;
     this.queueOps = 0;
-    this.pushedTo.clear();
   }
 }
 
@@ -132,8 +129,6 @@ export interface PackingStore {
 export interface PackingQueue {
   readonly queueNumber: number;
   encodeValue(value: unknown): Uint8Array;
-  /** After a batch that pushed to it was committed. */
-  pushed(): void;
 }
 
 /** What packing needs of a topic: its number in the packed batch and its record encoding. */
@@ -141,8 +136,6 @@ export interface PackingTopic {
   readonly topicNumber: number;
   /** One record packed (`packRecords` of one), from unchecked arguments. */
   packRecord(value: unknown, key: unknown, headers: unknown, what: string): Uint8Array;
-  /** After a batch that appended to it was committed. */
-  pushed(): void;
 }
 
 /**
@@ -171,7 +164,6 @@ export function packOperations(
       if (op.type === "append") {
         const what = `batch operation ${op.index}'s value`;
         ops.add(OP_APPEND, topic.topicNumber, topic.packRecord(op.value, op.op["key"], op.op["headers"], what));
-        ops.pushedTo.add(topic);
       } else {
         const group = new TextEncoder().encode(topicGroup(op.op["group"]));
         const offset = offsetArgument(op.op["offset"], `batch operation ${op.index}'s offset`);
@@ -187,7 +179,6 @@ export function packOperations(
       if (op.type === "push") {
         const { delayMs, ttlMs } = pushOptions({ delayMs: op.op["delayMs"], ttlMs: op.op["ttlMs"] });
         ops.add(OP_PUSH, queue.queueNumber, queue.encodeValue(op.value), pushOptionBytes(delayMs, ttlMs));
-        ops.pushedTo.add(queue);
       } else {
         const lease = leaseArgument(op.op["lease"], `batch operation ${op.index}'s lease`);
         ops.add(OP_ACK, queue.queueNumber, leaseBytes(lease.id, lease.delivery));

@@ -68,10 +68,12 @@ export class DatabaseHandle {
   readonly #unsubscribePanic: () => void;
   /** See {@link WriteHooks}; none by default. */
   hooks: WriteHooks | undefined;
-  /** Pushes and releases to this database's queues, for waiting reads. */
-  readonly queueSignals = new QueueSignals();
-  /** Appends to this database's topics (by topic name), for waiting subscriptions. */
-  readonly topicSignals = new QueueSignals();
+  /** Queues the core woke (pushes, releases, dead-letter moves, deletions), for waiting reads. */
+  readonly queueSignals = new QueueSignals((on) => this.#listening(on));
+  /** Topics the core woke (appends, deletions), for waiting subscriptions. */
+  readonly topicSignals = new QueueSignals((on) => this.#listening(on));
+  /** Listeners of the two above, and so whether the core logs woken objects. */
+  #waiting = 0;
   /**
    * Writes to this database from this thread (one name, `""`: after every write call,
    * committed or not), for the change feeds that follow it (`changes({ follow: true })`).
@@ -172,11 +174,34 @@ export class DatabaseHandle {
     this.#resources.delete(id * 4 + kindIndex(kind));
   }
 
-  /** After a write: make sure idle-time maintenance will run; wake the feeds that follow. */
+  /**
+   * After a write: make sure idle-time maintenance will run; wake the feeds that follow, and
+   * the waiting reads of the queues and topics the core woke.
+   */
   afterWrite(): void {
     this.#maintenance?.schedule();
     this.hooks?.after();
     this.commitSignals.notify("");
+    if (this.#waiting > 0 && !this.#closed) {
+      const woken = call(() => wasm.dbTakeWakes(this.id));
+      for (let i = 0; i + 1 < woken.length; i += 2) {
+        const signals = woken[i] === "queue" ? this.queueSignals : this.topicSignals;
+        signals.notify(woken[i + 1] as string);
+      }
+    }
+  }
+
+  /** A waiting read of a queue or topic began (`true`) or ended: the core logs woken objects while any waits. */
+  #listening(on: boolean): void {
+    const before = this.#waiting;
+    this.#waiting += on ? 1 : -1;
+    if ((before === 0) !== (this.#waiting === 0) && !this.#closed && this.generation === currentGeneration()) {
+      try {
+        call(() => wasm.dbRecordWakes(this.id, this.#waiting > 0));
+      } catch {
+        // Only a panic can fail here, and it has been reported to whoever calls next.
+      }
+    }
   }
 
   /** Closes every resource, then the database, then the storage bridge. Idempotent. */

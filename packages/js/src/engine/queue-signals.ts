@@ -1,15 +1,23 @@
 /**
- * Who waits for items of which queue, in this thread: a queue object calls {@link notify} once
- * a push or a release to a queue has committed (and a read that may have moved items to a
- * dead-letter queue, for that one), and a waiting read of the Promise API's server
- * (`../server/queue-waits.ts`) listens. The synchronous API cannot wait, so without a server
- * nobody listens and a notification costs one map lookup.
+ * Who waits for something of which named object (a queue, a topic; or `""`: any commit), in
+ * this thread: a waiting read of the Promise API's server (`../server/queue-waits.ts`) listens,
+ * and the database handle notifies the objects the core says were woken after each write call
+ * (`database-handle.ts`: the core's log of woken queues and topics, the same notification its
+ * own waits block on). The synchronous API cannot wait, so without a server nobody listens.
  *
  * @module
  */
 
 export class QueueSignals {
   readonly #listeners = new Map<string, Set<() => void>>();
+  #count = 0;
+
+  readonly #listening: ((on: boolean) => void) | undefined;
+
+  /** `listening(true)` when the first listener comes, `listening(false)` when the last goes. */
+  constructor(listening?: (on: boolean) => void) {
+    this.#listening = listening;
+  }
 
   /** Calls `listener` after each notification about queue `name`; returns the unsubscriber. */
   listen(name: string, listener: () => void): () => void {
@@ -18,12 +26,16 @@ export class QueueSignals {
       set = new Set();
       this.#listeners.set(name, set);
     }
-    set.add(listener);
+    if (!set.has(listener)) {
+      set.add(listener);
+      if (this.#count++ === 0) this.#listening?.(true);
+    }
     return () => {
-      set.delete(listener);
+      if (!set.delete(listener)) return;
       if (set.size === 0 && this.#listeners.get(name) === set) {
         this.#listeners.delete(name);
       }
+      if (--this.#count === 0) this.#listening?.(false);
     };
   }
 

@@ -1,10 +1,9 @@
 /**
  * Durable queues, the synchronous API (`db.queue(name)` of `openSync`), and the engine side of
  * the Promise API's queues (`../server/executor.ts` runs its requests on these objects). Values
- * are encoded by the handle's codec; items cross packed (`../encoding/queue-items.ts`).
- *
- * After each committed push or release (and each read of a queue with a dead-letter queue),
- * the database's {@link QueueSignals} are told, so that waiting reads of a server wake up.
+ * are encoded by the handle's codec; items cross packed (`../encoding/queue-items.ts`). After
+ * each write call, `DatabaseHandle.afterWrite` wakes the waiting reads of the queues the core
+ * woke.
  *
  * @module
  */
@@ -67,9 +66,6 @@ export function syncQueue(db: DatabaseHandle, name: unknown, options: unknown): 
 }
 
 export class SyncQueueImpl implements SyncQueue<unknown>, PackingQueue {
-  /** The dead-letter queue's name, once known ("": none); read lazily from the engine. */
-  #deadLetter: string | undefined;
-
   constructor(
     readonly db: DatabaseHandle,
     /** The engine's number of this handle (queue and group) in its database. */
@@ -81,11 +77,6 @@ export class SyncQueueImpl implements SyncQueue<unknown>, PackingQueue {
 
   encodeValue(value: unknown): Uint8Array {
     return this.valueCodec.encode(value, "value");
-  }
-
-  /** Items may have come to this queue (a push or release committed). */
-  pushed(): void {
-    this.db.queueSignals.notify(this.name);
   }
 
   push(value: unknown, options?: PushOptions): number {
@@ -109,7 +100,6 @@ export class SyncQueueImpl implements SyncQueue<unknown>, PackingQueue {
       wasm.queuePush(this.db.id, this.queueNumber, packed, o.sync, o.delayMs, o.ttlMs),
     );
     this.db.afterWrite();
-    this.pushed();
     return Array.from(ids);
   }
 
@@ -124,20 +114,8 @@ export class SyncQueueImpl implements SyncQueue<unknown>, PackingQueue {
         : this.db.write(() => wasm.queueRead(this.db.id, this.queueNumber, mode, max, leaseMs));
     if (mode !== READ_PEEK) {
       this.db.afterWrite();
-      this.#deadLettered();
     }
     return bytes;
-  }
-
-  /** After a read: it may have moved items to the dead-letter queue. */
-  #deadLettered(): void {
-    if (this.#deadLetter === undefined) {
-      const options = this.db.call(() => wasm.queueOptions(this.db.id, this.queueNumber));
-      this.#deadLetter = String(options[6] ?? "");
-    }
-    if (this.#deadLetter !== "") {
-      this.db.queueSignals.notify(this.#deadLetter);
-    }
   }
 
   #read(mode: ReadMode, max: number, leaseMs: number): QueueItem<unknown>[] {
@@ -195,7 +173,6 @@ export class SyncQueueImpl implements SyncQueue<unknown>, PackingQueue {
     const delayMs = releaseOptions(options);
     this.db.write(() => wasm.queueRelease(this.db.id, this.queueNumber, lease.id, lease.delivery, delayMs));
     this.db.afterWrite();
-    this.pushed();
   }
 
   extend(itemOrLease: QueueItem<unknown> | Lease, leaseMs: number): number {

@@ -215,9 +215,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   deleteQueue(name: string): boolean {
     const checked = queueName(name);
     const deleted = this.db.write(() => wasm.dbDeleteQueue(this.db.id, checked));
-    this.db.afterWrite();
-    // Waiting reads of it wake up, and fail.
-    this.db.queueSignals.notify(checked);
+    this.db.afterWrite(); // waiting reads of it wake up, and fail
     return deleted;
   }
 
@@ -235,9 +233,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   deleteTopic(name: string): boolean {
     const checked = topicName(name);
     const deleted = this.db.write(() => wasm.dbDeleteTopic(this.db.id, checked));
-    this.db.afterWrite();
-    // Waiting subscriptions of it wake up, and end.
-    this.db.topicSignals.notify(checked);
+    this.db.afterWrite(); // waiting subscriptions of it wake up, and end
     return deleted;
   }
 

@@ -2,9 +2,8 @@
  * Topic logs, the synchronous API (`db.topic(name)` of `openSync`), and the engine side of the
  * Promise API's topics (`../server/executor.ts` runs its requests on these objects). Values and
  * keys are encoded by the handle's codecs; records cross packed (`../encoding/topic-records.ts`).
- *
- * After each committed append, the database's topic signals (`DatabaseHandle.topicSignals`)
- * are told, so that waiting subscriptions of a server wake up.
+ * After each write call, `DatabaseHandle.afterWrite` wakes the waiting subscriptions of the
+ * topics the core woke.
  *
  * @module
  */
@@ -67,16 +66,6 @@ export class SyncTopicImpl implements SyncTopic<unknown, unknown>, PackingTopic 
     readonly valueCodec: Codec<unknown>,
   ) {}
 
-  /** Records may have come to this topic (an append committed). */
-  appended(): void {
-    this.db.topicSignals.notify(this.name);
-  }
-
-  /** After a batch or transaction that appended to it committed (`PackingTopic`). */
-  pushed(): void {
-    this.appended();
-  }
-
   /** One record packed, from unchecked arguments (`PackingTopic`). */
   packRecord(value: unknown, key: unknown, headers: unknown, what: string): Uint8Array {
     return packRecords([encodeRecord(this, value, key, headers, what)]);
@@ -102,7 +91,6 @@ export class SyncTopicImpl implements SyncTopic<unknown, unknown>, PackingTopic 
   appendEncoded(packed: Uint8Array, sync: boolean): number[] {
     const offsets = this.db.write(() => wasm.topicAppend(this.db.id, this.topicNumber, packed, sync));
     this.db.afterWrite();
-    this.appended();
     return Array.from(offsets);
   }
 

@@ -16,8 +16,6 @@ import { appendOptions, offsetArgument, topicGroup } from "../arguments/topic-op
 
 export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   #ended = false;
-  /** Queues pushed to: told once the commit is through. */
-  readonly #pushedTo = new Set<{ pushed(): void }>();
 
   private constructor(
     readonly db: DatabaseHandle,
@@ -70,7 +68,6 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   pushEncoded(q: SyncQueueImpl, bytes: Uint8Array, o: PushArguments): void {
     this.#target(undefined);
     this.db.call(() => wasm.txPush(this.id, this.db.id, q.queueNumber, bytes, o.delayMs, o.ttlMs));
-    this.#pushedTo.add(q);
   }
 
   ack(queue: QueueRef<unknown>, itemOrLease: QueueItem<unknown> | Lease): void {
@@ -95,7 +92,6 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
   appendEncoded(t: SyncTopicImpl, record: Uint8Array): void {
     this.#target(undefined);
     this.db.call(() => wasm.txAppend(this.id, this.db.id, t.topicNumber, record));
-    this.#pushedTo.add(t);
   }
 
   commitOffset(topic: unknown, group: string, offset: number): void {
@@ -130,7 +126,6 @@ export class SyncTransactionImpl implements SyncTransaction<unknown, unknown> {
     this.db.forget("transaction", this.id, this);
     const ids = this.db.call(() => wasm.txCommit(this.id, sync));
     this.db.afterWrite();
-    for (const q of this.#pushedTo) q.pushed();
     return Array.from(ids);
   }
 

@@ -20,22 +20,16 @@ export function writePacked(db: DatabaseHandle, ops: PackedOps, sync: boolean): 
     writePackedBytes(db, ops.bytes(), sync);
     return [];
   }
-  return writePackedIds(db, ops.bytes(), sync, ops.pushedTo);
+  return writePackedIds(db, ops.bytes(), sync);
 }
 
 /**
- * Applies packed operations `bytes` with queue operations to `db` atomically; tells the queues
- * `pushedTo` once committed. Returns the ids of the pushes, in order.
+ * Applies packed operations `bytes` with queue and topic operations to `db` atomically.
+ * Returns the ids of the pushes and offsets of the appends, in order.
  */
-export function writePackedIds(
-  db: DatabaseHandle,
-  bytes: Uint8Array,
-  sync: boolean,
-  pushedTo: Iterable<{ pushed(): void }>,
-): number[] {
+export function writePackedIds(db: DatabaseHandle, bytes: Uint8Array, sync: boolean): number[] {
   const ids = db.write(() => wasm.dbWriteIds(db.id, bytes, sync));
   db.afterWrite();
-  for (const queue of pushedTo) queue.pushed();
   return Array.from(ids);
 }
 

@@ -146,7 +146,7 @@ export const queueOps = {
           return target.topicNumber;
         },
       );
-      return writePackedIds(x.db.db, remapped, sync, [...targets, ...topicTargets]);
+      return writePackedIds(x.db.db, remapped, sync);
     },
   }),
 };
