@@ -520,3 +520,48 @@ fn push_many_past_a_discard_oldest_limit_keeps_the_newest_items() {
     assert_eq!(value(q.take(None).unwrap()), Some(b"c".to_vec()));
     assert_eq!(q.take(None).unwrap(), None);
 }
+
+#[test]
+fn peek_many_shows_the_next_items_in_delivery_order_and_changes_nothing() {
+    let storage = Arc::new(MemoryStorage::new());
+    let (db, clock) = db_with_clock(&storage);
+    let q = db.queue("jobs", QueueOptions::default()).unwrap();
+    for v in [b"a", b"b", b"c", b"d"] {
+        push(&q, v);
+    }
+    let lease = Some(Duration::from_secs(10));
+    let a = q
+        .reserve(ReserveOptions { lease, wait: None })
+        .unwrap()
+        .unwrap();
+    let b = q
+        .reserve(ReserveOptions { lease, wait: None })
+        .unwrap()
+        .unwrap();
+    q.release(b.lease(), None).unwrap();
+    let values = |items: Vec<shaledb::queue::QueueItem>| -> Vec<(Vec<u8>, u32)> {
+        items.into_iter().map(|i| (i.value, i.deliveries)).collect()
+    };
+    // The released one first (delivered once), then the stream; the reserved one is not there.
+    let seen = values(q.peek_many(10).unwrap());
+    assert_eq!(
+        seen,
+        vec![(b"b".to_vec(), 1), (b"c".to_vec(), 0), (b"d".to_vec(), 0)]
+    );
+    assert_eq!(values(q.peek_many(2).unwrap()), seen[..2].to_vec());
+    assert!(q.peek_many(0).unwrap().is_empty());
+    assert!(q
+        .peek_many(10)
+        .unwrap()
+        .iter()
+        .all(|i| i.lease_until_ms.is_none()));
+    // Nothing changed: the same items are delivered, in that order, and a's lease still holds.
+    let taken = values(q.take_many(10, None).unwrap());
+    assert_eq!(
+        taken.iter().map(|(v, _)| v.clone()).collect::<Vec<_>>(),
+        vec![b"b".to_vec(), b"c".to_vec(), b"d".to_vec()]
+    );
+    q.ack(a.lease()).unwrap();
+    clock.fetch_add(1, Ordering::SeqCst);
+    assert!(q.peek_many(10).unwrap().is_empty());
+}

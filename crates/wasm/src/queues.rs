@@ -157,7 +157,7 @@ pub fn queue_read(db: u32, q: u32, mode: u8, max: u32, lease_ms: f64) -> JsResul
                     wait: None,
                 },
             )?,
-            READ_PEEK => queue.peek()?.into_iter().collect(),
+            READ_PEEK => queue.peek_many(max as usize)?,
             other => return Err(Error::InvalidArgument(format!("unknown read mode {other}"))),
         };
         if mode != READ_PEEK {

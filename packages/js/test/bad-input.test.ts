@@ -1078,6 +1078,7 @@ const syncQueueCases: Cases<SyncWorld> = {
     w.db.close();
     expectCode(() => w.q.peek(), "CLOSED");
   },
+  peekMany: (w) => expectCode(() => w.q.peekMany(bad<number>("2")), INVALID),
   reserve: (w) => expectCode(() => w.q.reserve({ leaseMs: 0 }), INVALID),
   reserveMany: (w) => expectCode(() => w.q.reserveMany(bad<number>("1")), INVALID),
   ack: (w) => expectCode(() => w.q.ack(bad<Lease>(null)), INVALID),
@@ -1309,6 +1310,7 @@ const asyncQueueCases: Cases<AsyncWorld> = {
     await w.db.close();
     await expectRejects(w.q.peek(), "CLOSED");
   },
+  peekMany: (w) => expectRejects(w.q.peekMany(0), INVALID),
   reserve: (w) => expectRejects(w.q.reserve({ leaseMs: 0 }), INVALID),
   reserveMany: (w) => expectRejects(w.q.reserveMany(bad<number>("1")), INVALID),
   ack: (w) => expectRejects(w.q.ack(bad<Lease>(null)), INVALID),

@@ -44,6 +44,15 @@ describe.each(["own", "caller"] as const)("queues (Promise API, engine thread: %
       expect(await db.queues()).toEqual(["jobs"]);
     }));
 
+  it("peekMany shows the next items in delivery order and changes nothing", () =>
+    withDb(async (db) => {
+      const q = await db.queue("jobs");
+      await q.pushMany(["a", "b", "c"]);
+      await q.reserve({ leaseMs: 60_000 });
+      expect((await q.peekMany(10)).map((i) => i.value)).toEqual(["b", "c"]);
+      expect((await q.takeMany(10)).map((i) => i.value)).toEqual(["b", "c"]);
+    }));
+
   // Issue 22: a second release, or an ack after a release, was LEASE_EXPIRED.
   it("a reservation its holder released is UNKNOWN_RESERVATION to a second release, an ack or an extend", () =>
     withDb(async (db) => {

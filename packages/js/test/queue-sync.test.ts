@@ -64,6 +64,26 @@ describe("queues (synchronous API)", () => {
     }),
   );
 
+  it(
+    "peekMany shows the next items in delivery order and changes nothing",
+    withDb(async (db) => {
+      const q = db.queue("jobs");
+      q.pushMany(["a", "b", "c", "d"]);
+      const a = q.reserve({ leaseMs: 60_000 });
+      const b = q.reserve({ leaseMs: 60_000 });
+      q.release(b!);
+      expect(q.peekMany(10).map((i) => [i.value, i.deliveries, i.leaseUntil])).toEqual([
+        ["b", 1, undefined],
+        ["c", 0, undefined],
+        ["d", 0, undefined],
+      ]);
+      expect(q.peekMany(2).map((i) => i.value)).toEqual(["b", "c"]);
+      expect(q.takeMany(10).map((i) => i.value)).toEqual(["b", "c", "d"]);
+      q.ack(a!);
+      expect(q.peekMany(5)).toEqual([]);
+    }),
+  );
+
   // Issue 22: a second release, or an ack after a release, was LEASE_EXPIRED.
   it(
     "a reservation its holder released is UNKNOWN_RESERVATION to a second release, an ack or an extend",

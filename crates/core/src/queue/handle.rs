@@ -130,12 +130,30 @@ impl Queue {
 
     /// The item [`Queue::take`] or [`Queue::reserve`] would deliver now, left in place.
     pub fn peek(&self) -> Result<Option<QueueItem>> {
+        Ok(self.peek_many(1)?.pop())
+    }
+
+    /// The next `max` items (fewer if fewer are deliverable now), in the order
+    /// [`Queue::take_many`] would deliver them, left in place: nothing is written or changed.
+    pub fn peek_many(&self, max: usize) -> Result<Vec<QueueItem>> {
         let group = self.group.clone();
         self.inspect(|tx| {
-            Ok(tx.candidate(&group)?.map(|c| {
-                let d = c.deliveries;
-                c.into_item(d, None)
-            }))
+            let mut items = Vec::new();
+            while items.len() < max {
+                let Some(c) = tx.candidate(&group)? else {
+                    break;
+                };
+                let deliveries = c.deliveries;
+                // Leased for the length of this look only (it is rolled back), so that the
+                // next candidate is the item after it.
+                let item = tx.lease(&group, c, u64::MAX)?;
+                items.push(QueueItem {
+                    deliveries,
+                    lease_until_ms: None,
+                    ..item
+                });
+            }
+            Ok(items)
         })
     }
 

@@ -111,6 +111,10 @@ export class PromiseQueue implements Queue<unknown> {
     return settle(() => this.readItems(READ_PEEK, 1, 0, 0).then((items) => items[0]));
   }
 
+  peekMany(n: number): Promise<QueueItem<unknown>[]> {
+    return settle(() => this.readItems(READ_PEEK, itemCount(n), 0, 0));
+  }
+
   reserve(options?: ReserveOptions): Promise<QueueItem<unknown> | undefined> {
     return settle(() => {
       const { waitMs, leaseMs } = readOptions(options, true, true);

@@ -110,7 +110,7 @@ export class SyncQueueImpl implements SyncQueue<unknown>, PackingQueue {
   readPacked(mode: ReadMode, max: number, leaseMs: number): Uint8Array {
     const bytes =
       mode === READ_PEEK
-        ? this.db.call(() => wasm.queueRead(this.db.id, this.queueNumber, mode, 1, 0))
+        ? this.db.call(() => wasm.queueRead(this.db.id, this.queueNumber, mode, max, 0))
         : this.db.write(() => wasm.queueRead(this.db.id, this.queueNumber, mode, max, leaseMs));
     if (mode !== READ_PEEK) {
       this.db.afterWrite();
@@ -135,6 +135,10 @@ export class SyncQueueImpl implements SyncQueue<unknown>, PackingQueue {
 
   peek(): QueueItem<unknown> | undefined {
     return this.#read(READ_PEEK, 1, 0)[0];
+  }
+
+  peekMany(n: number): QueueItem<unknown>[] {
+    return this.#read(READ_PEEK, itemCount(n), 0);
   }
 
   reserve(options?: ReserveOptions): QueueItem<unknown> | undefined {

@@ -150,6 +150,11 @@ export interface SyncQueue<V> extends QueueRef<V> {
   /** The item `take` or `reserve` would deliver now, left in place. */
   peek(): QueueItem<V> | undefined;
   /**
+   * The next `n` items (fewer if fewer are ready), in the order `takeMany` would deliver them,
+   * left in place: nothing is reserved or changed.
+   */
+  peekMany(n: number): QueueItem<V>[];
+  /**
    * Reserves the next item: nobody else (of this group) gets it until it is acked, released
    * or its lease runs out; reservations open at a crash are delivered again after reopen.
    */
