@@ -22,7 +22,7 @@ import type { IteratorOptions, ReadOptions } from "../types.js";
 import type { ClientResources, OpenTransaction } from "./client-resources.js";
 import type { Context, Outcome, ServerServices } from "./operations/row.js";
 import { rowOf, type Args, type Op, type Result } from "./operations/table.js";
-import type { WireRange } from "./operations/wire-checks.js";
+import type { Check, WireRange } from "./operations/wire-checks.js";
 import type { KeyspaceDeclaration, RequestMessage } from "../transport/requests.js";
 
 export type { ServerServices } from "./operations/row.js";
@@ -43,8 +43,16 @@ export function checkRequest(request: RequestMessage): void {
   if (!Array.isArray(args) || args.length > row.args.length) {
     throw invalidArgument(`request ${op} needs ${row.args.length} arguments`);
   }
-  row.args.forEach((check, i) => check(args[i], `${i} of ${op}`));
+  const checks = row.args;
+  try {
+    for (let i = 0; i < checks.length; i++) (checks[i] as Check<unknown>)(args[i], ARGUMENT_NAMES[i] ?? String(i));
+  } catch (error) {
+    throw error instanceof ShaleError ? invalidArgument(`request ${op}: ${error.message.replace(/^shaledb: /, "")}`) : error;
+  }
 }
+
+/** Names of the arguments by position, made once (a check names the one it refuses). */
+const ARGUMENT_NAMES = Array.from({ length: 8 }, (_, i) => `argument ${i}`);
 
 export class Executor implements Context {
   readonly db: SyncDatabaseImpl;

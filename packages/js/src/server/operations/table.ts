@@ -36,11 +36,14 @@ export type Args<O extends Op> = Operations[O] extends Row<infer A, unknown> ? A
 /** What it resolves with. */
 export type Result<O extends Op> = Settled<ReturnType<Operations[O]["run"]>>;
 
+/** The rows by name (a map: looked up several times per request). */
+const ROWS: ReadonlyMap<unknown, Row<unknown[], unknown>> = new Map(
+  Object.entries(OPERATIONS) as unknown as [string, Row<unknown[], unknown>][],
+);
+
 /** The row of request `op`, if `op` names one. */
 export function rowOf(op: unknown): Row<unknown[], unknown> | undefined {
-  return typeof op === "string" && Object.hasOwn(OPERATIONS, op)
-    ? (OPERATIONS[op as Op] as unknown as Row<unknown[], unknown>)
-    : undefined;
+  return ROWS.get(op);
 }
 
 /** Whether request `op` is a write the server may merge into one batch with others. */

@@ -17,7 +17,7 @@ import type { WireFrom, WireTopicOptions } from "../../arguments/topic-options.j
 export type Check<T> = (value: unknown, what: string) => T;
 
 function fail(what: string, expected: string): never {
-  throw invalidArgument(`request argument ${what} must be ${expected}`);
+  throw invalidArgument(`${what} must be ${expected}`);
 }
 
 /** A whole number, possibly negative (`-1` often means "none"). */
