@@ -8,9 +8,10 @@
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
 #   project (scripts/pack-smoke.sh), the replication example against a real nats-server
 #   (installed by setup.sh --nats), abstract-level's test suite on ShaleLevel (tape), vitest in
-#   Node, then the browser tests: vitest driving headless Debian Chromium (installed by
-#   setup.sh --chromium) through playwright-core, and the same browser tests in headless Debian
-#   Firefox ESR (setup.sh --firefox; puppeteer-core over WebDriver BiDi, SHALEDB_BROWSER=firefox).
+#   Node (two files at a time), then the browser tests: vitest driving headless Debian Chromium
+#   (installed by setup.sh --chromium) through playwright-core, and those whose outcome depends
+#   on the browser in headless Debian Firefox ESR (setup.sh --firefox; puppeteer-core over
+#   WebDriver BiDi, SHALEDB_BROWSER=firefox; the list: packages/js/vitest.browser.config.ts).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -116,7 +117,7 @@ run_vitest vitest.config.ts
 step "vitest run -c vitest.browser.config.ts (headless Chromium: OPFS worker, tabs, export, the example app)"
 run_vitest vitest.browser.config.ts
 
-step "vitest run -c vitest.browser.config.ts in Firefox (SHALEDB_BROWSER=firefox: headless firefox-esr over WebDriver BiDi)"
+step "vitest run -c vitest.browser.config.ts in Firefox (SHALEDB_BROWSER=firefox: headless firefox-esr over WebDriver BiDi; the files whose outcome depends on the browser)"
 export SHALEDB_BROWSER=firefox
 run_vitest vitest.browser.config.ts
 

@@ -223,16 +223,34 @@ fn run_one_reopening(fault: Fault, nth: u64, after: After) -> Result<bool, Strin
     Ok(fired)
 }
 
-#[test]
-fn every_fault_leaves_a_feed_that_rebuilds_the_database_and_a_cursor_that_held() {
-    let faults = fault_driver::sweep(3, run_one);
-    eprintln!("change feed fault sweep: {faults} faults injected");
-    assert!(faults > 10);
+fn sweep_feed(fault: Fault) {
+    let faults = fault_driver::sweep(3, fault, run_one);
+    eprintln!("change feed fault sweep ({fault:?}): {faults} faults injected");
+    assert!(faults > 5);
+}
+
+fn sweep_retention_by_age(fault: Fault) {
+    let faults = fault_driver::sweep(4, fault, run_one_reopening);
+    eprintln!("retention by age fault sweep ({fault:?}): {faults} faults injected");
+    assert!(faults > 5);
 }
 
 #[test]
-fn every_fault_leaves_what_retention_by_age_promises_readable_across_reopens() {
-    let faults = fault_driver::sweep(4, run_one_reopening);
-    eprintln!("retention by age fault sweep: {faults} faults injected");
-    assert!(faults > 10);
+fn every_io_error_leaves_a_feed_that_rebuilds_the_database_and_a_cursor_that_held() {
+    sweep_feed(Fault::Error);
+}
+
+#[test]
+fn every_crash_leaves_a_feed_that_rebuilds_the_database_and_a_cursor_that_held() {
+    sweep_feed(Fault::Crash);
+}
+
+#[test]
+fn every_io_error_leaves_what_retention_by_age_promises_readable_across_reopens() {
+    sweep_retention_by_age(Fault::Error);
+}
+
+#[test]
+fn every_crash_leaves_what_retention_by_age_promises_readable_across_reopens() {
+    sweep_retention_by_age(Fault::Crash);
 }

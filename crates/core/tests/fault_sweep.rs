@@ -271,40 +271,38 @@ fn seeds() -> u64 {
         .unwrap_or(1)
 }
 
-/// Sweeps one scenario under both fault kinds; returns the counts.
-fn sweep(scenario: &Scenario) -> Counts {
+/// Sweeps one scenario under `fault`; returns the counts.
+fn sweep(scenario: &Scenario, fault: Fault) -> Counts {
     let mut counts = Counts::default();
-    for fault in [Fault::Error, Fault::Crash] {
-        for nth in 1..20_000 {
-            let mut afters = vec![After::Restart, After::PowerLoss];
-            afters.extend((0..seeds()).map(|s| After::TornPowerLoss(nth * 1000 + s)));
-            let mut fired = false;
-            for after in afters {
-                match run_one(scenario, fault, nth, after) {
-                    Ok(f) => fired = f,
-                    Err(e) => panic!(
-                        "{}: {fault:?} at I/O call {nth}, then {after:?}: {e}",
-                        scenario.name
-                    ),
-                }
-                counts.checked += 1;
+    for nth in 1..20_000 {
+        let mut afters = vec![After::Restart, After::PowerLoss];
+        afters.extend((0..seeds()).map(|s| After::TornPowerLoss(nth * 1000 + s)));
+        let mut fired = false;
+        for after in afters {
+            match run_one(scenario, fault, nth, after) {
+                Ok(f) => fired = f,
+                Err(e) => panic!(
+                    "{}: {fault:?} at I/O call {nth}, then {after:?}: {e}",
+                    scenario.name
+                ),
             }
-            if !fired {
-                break;
-            }
-            counts.faults += 1;
+            counts.checked += 1;
         }
+        if !fired {
+            break;
+        }
+        counts.faults += 1;
     }
     counts
 }
 
-#[test]
-fn every_fault_at_every_io_call_loses_no_promised_write_and_leaves_an_openable_database() {
+/// Sweeps every scenario under `fault` (one test per fault kind: the harness runs them in parallel).
+fn sweep_scenarios(fault: Fault) {
     let mut total = Counts::default();
     for scenario in scenarios() {
-        let c = sweep(&scenario);
+        let c = sweep(&scenario, fault);
         eprintln!(
-            "fault sweep: {:<40} {:>5} faults injected, {:>5} recoveries checked",
+            "fault sweep ({fault:?}): {:<40} {:>5} faults injected, {:>5} recoveries checked",
             scenario.name, c.faults, c.checked
         );
         assert!(c.faults > 0, "{}: no fault was reached", scenario.name);
@@ -312,7 +310,17 @@ fn every_fault_at_every_io_call_loses_no_promised_write_and_leaves_an_openable_d
         total.checked += c.checked;
     }
     eprintln!(
-        "fault sweep: {} faults injected, {} recoveries checked",
+        "fault sweep ({fault:?}): {} faults injected, {} recoveries checked",
         total.faults, total.checked
     );
+}
+
+#[test]
+fn every_io_error_at_every_io_call_loses_no_promised_write_and_leaves_an_openable_database() {
+    sweep_scenarios(Fault::Error);
+}
+
+#[test]
+fn every_crash_at_every_io_call_loses_no_promised_write_and_leaves_an_openable_database() {
+    sweep_scenarios(Fault::Crash);
 }

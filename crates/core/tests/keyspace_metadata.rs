@@ -245,7 +245,8 @@ fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
 
 #[test]
 fn a_fault_while_setting_keyspace_metadata_leaves_the_acknowledged_record_or_a_later_one() {
-    let faults = fault_driver::sweep(1, run_one);
+    let faults = fault_driver::sweep(1, Fault::Error, run_one)
+        + fault_driver::sweep(1, Fault::Crash, run_one);
     eprintln!("keyspace metadata fault sweep: {faults} faults injected");
     assert!(faults > 5);
 }

@@ -157,9 +157,18 @@ fn run_one(fault: Fault, nth: u64, after: After) -> Result<bool, String> {
     Ok(fired)
 }
 
+fn sweep_queue_operations(fault: Fault) {
+    let faults = fault_driver::sweep(3, fault, run_one);
+    eprintln!("queue fault sweep ({fault:?}): {faults} faults injected");
+    assert!(faults > 5);
+}
+
 #[test]
-fn every_fault_during_queue_operations_loses_no_acknowledged_push_and_keeps_counters_true() {
-    let faults = fault_driver::sweep(3, run_one);
-    eprintln!("queue fault sweep: {faults} faults injected");
-    assert!(faults > 10);
+fn every_io_error_during_queue_operations_loses_no_acknowledged_push_and_keeps_counters_true() {
+    sweep_queue_operations(Fault::Error);
+}
+
+#[test]
+fn every_crash_during_queue_operations_loses_no_acknowledged_push_and_keeps_counters_true() {
+    sweep_queue_operations(Fault::Crash);
 }

@@ -32,7 +32,7 @@ import { promisify } from "node:util";
 import { createServer, preview, type PreviewServer, type ViteDevServer } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { Profile, type TestContext, type TestPage } from "./fixtures/browser.js";
+import { FIREFOX, Profile, type TestContext, type TestPage } from "./fixtures/browser.js";
 import { PACKAGE_ROOT } from "./fixtures/static-server.js";
 
 const run = promisify(execFile);
@@ -343,7 +343,8 @@ describe("examples/browser, installed from npm pack", () => {
     if (tmp !== "") rmSync(tmp, { recursive: true, force: true });
   });
 
-  it("works on the Vite dev server, which pre-bundles shaledb", async () => {
+  // Vite's pre-bundling is the same whatever the browser; Firefox runs the built app below.
+  it.skipIf(FIREFOX)("works on the Vite dev server, which pre-bundles shaledb", async () => {
     const server: ViteDevServer = await createServer({
       root: app,
       configFile: false,

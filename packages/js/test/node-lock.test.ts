@@ -294,10 +294,13 @@ describe("an existing lock file is judged by its owner", () => {
   });
 
   it.runIf(linux)("a lock of a zombie process is taken over", async () => {
-    // `sleep 0` exits at once, and its parent (exec'd into `sleep 60`) never reaps it.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 60"], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    // The child exits at once, and its parent never waits for it. (A shell's `sleep 0 &` before
+    // `exec sleep 60` was a race: the shell could reap its child before the exec, under load.)
+    const parent = spawn(
+      "perl",
+      ["-e", "$| = 1; my $pid = fork() // die; exit 0 if $pid == 0; print \"$pid\\n\"; sleep 60"],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
     children.push(parent);
     const [chunk] = (await once(parent.stdout ?? parent, "data")) as [Buffer];
     const zombie = Number(chunk.toString().trim());
