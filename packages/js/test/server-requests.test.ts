@@ -44,6 +44,8 @@ describe("requests as they arrive at a server", () => {
       expect(reply?.[1], `request ${id}`).toBe(false);
       expect((reply?.[2] as { code: string }).code).toBe("INVALID_ARGUMENT");
     }
+    expect((byId.get(3)?.[2] as { message: string }).message).toContain("request get: argument 0 must be a whole number");
+    expect((byId.get(4)?.[2] as { message: string }).message).toContain("request put: argument 1 must be a Uint8Array");
     expect(byId.get(7)?.[2]).toEqual(new Uint8Array([2]));
   });
 
