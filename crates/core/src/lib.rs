@@ -99,6 +99,7 @@
 // verification of a whole database.
 pub mod db;
 pub mod error;
+pub mod jobs;
 pub mod queue;
 pub mod recordio;
 pub mod sstable;

@@ -107,7 +107,7 @@ impl Db {
         .unwrap();
         let mut steps = 0;
         let vs = &mut self.vs;
-        while job.step(64, &mut || vs.new_file_number()).unwrap() == StepOutcome::Pending {
+        while job.step(64, &mut || Ok(vs.new_file_number())).unwrap() == StepOutcome::Pending {
             steps += 1;
             assert!(steps < 100_000);
         }

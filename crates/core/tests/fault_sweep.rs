@@ -1,5 +1,6 @@
 //! The fault sweep: every operation that touches files — open (recovery), writes across memtable
-//! switches, flush, compaction, checkpoint, keyspace creation, close — is run failing its 1st,
+//! switches, flush, compaction, maintenance jobs (run by a runner over the same directory, then
+//! installed or abandoned), checkpoint, keyspace creation, close — is run failing its 1st,
 //! 2nd, 3rd, ... I/O call (each call through the storage, reads included), until it completes
 //! without reaching the fault; once with the call failing (an I/O error, or a full disk for
 //! writes; a failed sync loses the dirty pages, as on Linux) and once with the process dying
@@ -7,8 +8,9 @@
 //! storage after a process restart, after a power loss that keeps nothing unsynced, and after
 //! one that keeps a random part of it (pages in any order, directory entries each on its own),
 //! and checked against the model (`sweep_support`): it opens, holds every write promised to
-//! survive, and is the state of a prefix of the attempted writes (nothing deleted back). Its
-//! recovered state must itself survive another power loss.
+//! survive, and is the state of a prefix of the attempted writes (nothing deleted back), and
+//! holds no table file that its manifest does not name (no orphan). Its recovered state must
+//! itself survive another power loss.
 //!
 //! `SHALEDB_SWEEP_SEEDS=n` checks `n` random power losses per fault instead of one (a longer
 //! campaign). The counts are printed (`cargo test --test fault_sweep -- --nocapture`).
@@ -25,6 +27,8 @@ use fault_driver::After;
 use std::sync::Arc;
 
 use shaledb::db::Budget;
+use shaledb::file_names::{parse_file_name, FileKind};
+use shaledb::jobs::{run_job, JobWork, MaintenanceJob};
 use shaledb::storage::faulty::{Fault, FaultyStorage};
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::Storage;
@@ -40,6 +44,8 @@ struct Ctx {
     model: Model,
     /// A checkpoint's destination, and whether the checkpoint returned `Ok`.
     dest: Option<(FaultyStorage, bool)>,
+    /// A maintenance job handed out in the setup.
+    job: Option<MaintenanceJob>,
 }
 
 impl Ctx {
@@ -61,6 +67,31 @@ impl Ctx {
             }
             let db = self.db.clone().unwrap();
             self.model.write(&db, ops, i % 5 == 0);
+        }
+    }
+
+    /// Hands out the next job, which must be a flush (`true`) or a compaction.
+    fn issue_job(&mut self, flush: bool) {
+        let job = self.db().next_job().unwrap().unwrap();
+        assert_eq!(matches!(job.work, JobWork::Flush(_)), flush, "{job:?}");
+        self.job = Some(job);
+    }
+
+    /// Runs the job as a runner would (over the same directory, through bytes), then installs
+    /// its output, or abandons it if the runner failed. An installed flush made every
+    /// acknowledged write durable.
+    fn run_job(&mut self) {
+        let job = MaintenanceJob::decode(&self.job.take().unwrap().encode()).unwrap();
+        match run_job(Arc::new(self.storage.clone()), &job) {
+            Ok(output) => {
+                let installed = self.db().install_job(&output);
+                if matches!(job.work, JobWork::Flush(_)) && matches!(installed, Ok(true)) {
+                    self.model.all_acked_durable();
+                }
+            }
+            Err(_) => {
+                let _ = self.db().abandon_job(job.id);
+            }
         }
     }
 
@@ -139,6 +170,31 @@ fn scenarios() -> Vec<Scenario> {
             faults_in_dest: false,
         },
         Scenario {
+            name: "flush job (runner and install)",
+            setup: |c| {
+                c.open();
+                c.write(0, 40, 0, 700);
+                c.db().seal_memtable().unwrap();
+                c.issue_job(true);
+            },
+            run: |c| c.run_job(),
+            faults_in_dest: false,
+        },
+        Scenario {
+            name: "compaction job (runner and install)",
+            setup: |c| {
+                c.open();
+                for round in 0..2 {
+                    c.write(round * 20, round * 20 + 30, round, 800);
+                    c.db().flush().unwrap();
+                }
+                c.model.all_acked_durable();
+                c.issue_job(false);
+            },
+            run: |c| c.run_job(),
+            faults_in_dest: false,
+        },
+        Scenario {
             name: "checkpoint (faults in the destination)",
             setup: |c| {
                 c.open();
@@ -201,6 +257,7 @@ fn run_one(scenario: &Scenario, fault: Fault, nth: u64, after: After) -> Result<
         db: None,
         model: Model::default(),
         dest: None,
+        job: None,
     };
     (scenario.setup)(&mut c);
     let target = match (&c.dest, scenario.faults_in_dest) {
@@ -223,6 +280,7 @@ fn run_one(scenario: &Scenario, fault: Fault, nth: u64, after: After) -> Result<
         .map_err(|e| format!("the database does not open: {}", what(&e)))?;
     let got = scan(&db);
     c.model.check(&got, must)?;
+    check_no_orphan(&storage, &db)?;
     // The recovered state is durable: it survives another power loss as it is.
     db.close()
         .map_err(|e| format!("close after recovery: {e}"))?;
@@ -238,6 +296,23 @@ fn run_one(scenario: &Scenario, fault: Fault, nth: u64, after: After) -> Result<
         check_checkpoint(&dest, ok, &c.model)?;
     }
     Ok(fired)
+}
+
+/// Every table file in `storage` is one the open `db` names.
+fn check_no_orphan(storage: &FaultyStorage, db: &Db) -> Result<(), String> {
+    let tables = storage
+        .list()
+        .unwrap()
+        .iter()
+        .filter(|n| matches!(parse_file_name(n), Some(FileKind::Table(_))))
+        .count();
+    let live: usize = db.stats().level_files.iter().sum();
+    if tables != live {
+        return Err(format!(
+            "{tables} table files after open, {live} live: orphans were left"
+        ));
+    }
+    Ok(())
 }
 
 /// A checkpoint that returned `Ok` opens with every write acknowledged before it; one that

@@ -173,12 +173,14 @@ impl CompactionJob {
 
     /// Merges and writes until about `budget_bytes` of input (keys and values) are processed
     /// or all input is done. File numbers for outputs come from `new_file_number` (normally
-    /// [`crate::version::VersionSet::new_file_number`]). After an error the job is dead: every
+    /// [`crate::version::VersionSet::new_file_number`]; an error from it fails the step).
+    /// Outputs are created exclusively: a file of that name is an error, never truncated.
+    /// After an error the job is dead: every
     /// later call fails with [`Error::Closed`].
     pub fn step(
         &mut self,
         budget_bytes: u64,
-        new_file_number: &mut dyn FnMut() -> u64,
+        new_file_number: &mut dyn FnMut() -> Result<u64>,
     ) -> Result<StepOutcome> {
         if self.failed {
             return Err(Error::Closed("compaction job failed earlier".into()));
@@ -193,7 +195,7 @@ impl CompactionJob {
     fn step_inner(
         &mut self,
         budget_bytes: u64,
-        new_file_number: &mut dyn FnMut() -> u64,
+        new_file_number: &mut dyn FnMut() -> Result<u64>,
     ) -> Result<StepOutcome> {
         if self.done {
             return Ok(StepOutcome::Done);
@@ -238,7 +240,7 @@ impl CompactionJob {
         seq: u64,
         kind: ValueKind,
         value: &[u8],
-        new_file_number: &mut dyn FnMut() -> u64,
+        new_file_number: &mut dyn FnMut() -> Result<u64>,
     ) -> Result<()> {
         let stripe = self.stripe(seq);
         let may_drop_tombstone = self.bottommost && stripe == 0;
@@ -302,9 +304,9 @@ impl CompactionJob {
         Ok(())
     }
 
-    fn ensure_output(&mut self, new_file_number: &mut dyn FnMut() -> u64) -> Result<()> {
+    fn ensure_output(&mut self, new_file_number: &mut dyn FnMut() -> Result<u64>) -> Result<()> {
         if self.output.is_none() {
-            let number = new_file_number();
+            let number = new_file_number()?;
             self.pending_numbers.push(number);
             self.output = Some(OutputTable::create(
                 &*self.storage,

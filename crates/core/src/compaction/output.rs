@@ -23,9 +23,11 @@ pub struct OutputTable {
 }
 
 impl OutputTable {
-    /// Creates table file `number` in `storage` (truncating a leftover of the same name).
+    /// Creates table file `number` in `storage`. Exclusively: a file of that name is
+    /// [`crate::Error::AlreadyExists`], never truncated (file numbers are never reused, so one
+    /// there belongs to someone else: a job's runner that outlived its database, say).
     pub fn create(storage: &dyn Storage, number: u64, options: &TableOptions) -> Result<Self> {
-        let file = storage.open(&table_file_name(number), OpenMode::Create)?;
+        let file = storage.open(&table_file_name(number), OpenMode::CreateNew)?;
         Ok(OutputTable {
             number,
             builder: TableBuilder::new(file, options.clone())?,

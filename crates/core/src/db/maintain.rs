@@ -18,21 +18,35 @@ use crate::Result;
 
 impl DbInner {
     /// One bounded step: flush the oldest immutable memtable if there is one, else advance
-    /// (or start) a compaction by about `budget.bytes`. A failure poisons the database.
+    /// (or start) a compaction by about `budget.bytes`. Work handed out as a job
+    /// (`job_desk.rs`) is left to its runner. A failure poisons the database.
     pub(crate) fn maintain(&self, budget: Budget) -> Result<MaintainOutcome> {
+        self.maintain_as(budget, false)
+    }
+
+    /// [`DbInner::maintain`] for a writer that cannot go on until a memtable is flushed: it
+    /// flushes the oldest one here even if a job has it (that job's install is then refused).
+    pub(crate) fn maintain_taking_over(&self, budget: Budget) -> Result<MaintainOutcome> {
+        self.maintain_as(budget, true)
+    }
+
+    fn maintain_as(&self, budget: Budget, take_over: bool) -> Result<MaintainOutcome> {
         self.options.check_not_read_only()?;
         self.health.check_writable()?;
         let mut work = self.maintenance.lock();
         self.health
-            .poison_on_error(self.maintain_locked(&mut work, budget))
+            .poison_on_error(self.maintain_locked(&mut work, budget, take_over))
     }
 
     fn maintain_locked(
         &self,
         work: &mut MaintenanceGuard<'_>,
         budget: Budget,
+        take_over: bool,
     ) -> Result<MaintainOutcome> {
-        if let Some(written) = self.flush_oldest(work, budget.bytes)? {
+        if !take_over && work.flush_issued() && !work.has_flush() {
+            // The oldest memtable is a job's; compactions may still run here.
+        } else if let Some(written) = self.flush_oldest(work, budget.bytes)? {
             return Ok(MaintainOutcome {
                 bytes_written: written,
                 more: true,
@@ -82,9 +96,9 @@ impl DbInner {
         Ok(Some(written_now))
     }
 
-    /// Advances the compaction in progress, or starts the one the tree needs most (or, with
-    /// `forced`, the given plan).
-    fn compaction_step(
+    /// Advances the compaction in progress, or starts the one the tree needs most (none while
+    /// a compaction job is out) or, with `forced`, the given plan.
+    pub(super) fn compaction_step(
         &self,
         work: &mut MaintenanceGuard<'_>,
         budget: u64,
@@ -95,6 +109,7 @@ impl DbInner {
             None => {
                 let plan = match forced {
                     Some(p) => Some(p),
+                    None if work.compaction_issued() => None,
                     None => {
                         let version = self.versions.lock().current();
                         work.pick(&version, self.maintenance.compaction_options())
@@ -111,7 +126,7 @@ impl DbInner {
         };
         let before = job.stats().bytes_written;
         let outcome = job.step(budget.max(1), &mut || {
-            self.versions.lock().new_file_number()
+            Ok(self.versions.lock().new_file_number())
         })?;
         let written = job.stats().bytes_written - before;
         self.maintenance.add_table_bytes(written);

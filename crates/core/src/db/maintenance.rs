@@ -1,16 +1,18 @@
 //! The maintenance owner: the lock one maintainer holds while it flushes or compacts, the work
 //! in progress between bounded steps (a flush, a compaction, the compaction picker's
-//! pointers), the background thread's signal, the options tables are written with, and the
+//! pointers), the jobs handed out to runners (`job_desk.rs`) with the file numbers reserved
+//! for them, the background thread's signal, the options tables are written with, and the
 //! bytes written to tables. The steps themselves are in `maintain.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::compaction::picker::{CompactionOptions, CompactionPicker, CompactionPlan};
 use crate::compaction::CompactionJob;
 use crate::db::background::Background;
 use crate::db::flush_job::FlushJob;
 use crate::db::options::Options;
+use crate::memtable::MemTable;
 use crate::sstable::TableOptions;
 use crate::version::Version;
 
@@ -31,6 +33,27 @@ struct Work {
     picker: CompactionPicker,
     compaction: Option<CompactionJob>,
     flush: Option<FlushJob>,
+    /// Jobs handed out and not yet installed or abandoned.
+    issued: Vec<IssuedJob>,
+    /// File numbers reserved for jobs, persisted in the manifest as used: `[next, end)`.
+    numbers: std::ops::Range<u64>,
+}
+
+/// A job handed out: what it claims and the file numbers it may create.
+#[derive(Debug)]
+pub(crate) struct IssuedJob {
+    pub(crate) id: u64,
+    pub(crate) claim: Claim,
+    pub(crate) outputs: Vec<u64>,
+}
+
+/// What an issued job works on.
+#[derive(Debug)]
+pub(crate) enum Claim {
+    /// The oldest immutable memtable when issued (its log is the job's).
+    Flush(Arc<MemTable>),
+    /// The plan's input tables, and whether the job may drop tombstones.
+    Compaction(CompactionPlan, bool),
 }
 
 impl Maintenance {
@@ -41,6 +64,8 @@ impl Maintenance {
                 picker: CompactionPicker::new(),
                 compaction: None,
                 flush: None,
+                issued: Vec::new(),
+                numbers: 0..0,
             }),
             background: Background::default(),
             table_bytes: AtomicU64::new(0),
@@ -126,8 +151,13 @@ impl MaintenanceGuard<'_> {
         self.0.picker.pick(version, options)
     }
 
-    /// The tables the work in progress is writing: no live version names them yet, and they
-    /// must not be deleted.
+    /// Whether a flush is in progress here (not a job's).
+    pub(crate) fn has_flush(&self) -> bool {
+        self.0.flush.is_some()
+    }
+
+    /// The tables the work in progress is writing, here or by issued jobs: no live version
+    /// names them yet, and they must not be deleted.
     pub(crate) fn pending_outputs(&self) -> Vec<u64> {
         self.0
             .compaction
@@ -136,6 +166,52 @@ impl MaintenanceGuard<'_> {
             .unwrap_or_default()
             .into_iter()
             .chain(self.0.flush.as_ref().map(FlushJob::table_number))
+            .chain(self.0.issued.iter().flat_map(|j| j.outputs.iter().copied()))
             .collect()
+    }
+
+    /// Whether an issued job flushes a memtable.
+    pub(crate) fn flush_issued(&self) -> bool {
+        self.0
+            .issued
+            .iter()
+            .any(|j| matches!(j.claim, Claim::Flush(_)))
+    }
+
+    /// Whether an issued job compacts.
+    pub(crate) fn compaction_issued(&self) -> bool {
+        self.0
+            .issued
+            .iter()
+            .any(|j| matches!(j.claim, Claim::Compaction(..)))
+    }
+
+    /// Records `job` as issued.
+    pub(crate) fn issue(&mut self, job: IssuedJob) {
+        self.0.issued.push(job);
+    }
+
+    /// Takes issued job `id` back (installed or abandoned).
+    pub(crate) fn take_issued(&mut self, id: u64) -> Option<IssuedJob> {
+        let at = self.0.issued.iter().position(|j| j.id == id)?;
+        Some(self.0.issued.remove(at))
+    }
+
+    /// Reserved file numbers left.
+    pub(crate) fn reserved_left(&self) -> u64 {
+        self.0.numbers.end - self.0.numbers.start
+    }
+
+    /// A new block of reserved numbers, `[start, end)` (persisted as used by the caller).
+    pub(crate) fn set_reserved(&mut self, numbers: std::ops::Range<u64>) {
+        self.0.numbers = numbers;
+    }
+
+    /// `count` reserved numbers (at most [`MaintenanceGuard::reserved_left`]).
+    pub(crate) fn take_reserved(&mut self, count: u64) -> Vec<u64> {
+        let start = self.0.numbers.start;
+        let end = (start + count).min(self.0.numbers.end);
+        self.0.numbers.start = end;
+        (start..end).collect()
     }
 }

@@ -38,6 +38,11 @@ impl Memtables {
         self.imms.first().map(|i| &i.mem)
     }
 
+    /// The WAL holding the writes of the oldest memtable waiting for flush.
+    pub(crate) fn oldest_wal(&self) -> Option<u64> {
+        self.imms.first().map(|i| i.wal)
+    }
+
     /// The log number once the oldest memtable is flushed: the WAL of the next one waiting,
     /// or the live WAL. Every older WAL is then obsolete.
     pub(crate) fn log_number_after_oldest(&self) -> u64 {

@@ -39,6 +39,7 @@ mod write_path;
 
 // The operations, one file each (most are `impl DbInner` blocks).
 mod checkpoint;
+mod job_desk;
 mod maintain;
 mod obsolete;
 mod open;
@@ -271,6 +272,31 @@ impl Db {
     /// pending. With `Options::background_thread` (native) a thread calls this by itself.
     pub fn maintain(&self, budget: Budget) -> Result<MaintainOutcome> {
         self.inner.maintain(budget)
+    }
+
+    /// Hands out the next maintenance job due, if any (at most one flush and one compaction
+    /// are out at a time): run it anywhere with [`crate::jobs::run_job`] over a storage of this
+    /// directory, then [`Db::install_job`] its output or [`Db::abandon_job`] it. Open with
+    /// `background_thread: false` (and do not call [`Db::maintain`] meanwhile) to leave all
+    /// maintenance to jobs; a writer that finds too many memtables waiting still flushes one
+    /// itself. A failure poisons the database.
+    pub fn next_job(&self) -> Result<Option<crate::jobs::MaintenanceJob>> {
+        self.inner.next_job()
+    }
+
+    /// Installs `output` of a job from [`Db::next_job`] with one manifest edit: `Ok(true)`;
+    /// `Ok(false)` when the job's inputs changed meanwhile (its tables are deleted and its
+    /// work handed out again). Errors: [`crate::Error::InvalidArgument`] for a job that is not
+    /// out or an output that does not match it (its tables are deleted); storage failures
+    /// poison the database.
+    pub fn install_job(&self, output: &crate::jobs::JobOutput) -> Result<bool> {
+        self.inner.install_job(output)
+    }
+
+    /// Takes back job `id` whose runner failed or went away (its tables are deleted, its
+    /// work is handed out again). `false` if it was not out.
+    pub fn abandon_job(&self, id: u64) -> Result<bool> {
+        self.inner.abandon_job(id)
     }
 
     /// Writes a consistent copy of the database into directory `dest` (created if missing;

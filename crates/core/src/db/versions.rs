@@ -111,6 +111,14 @@ impl VersionsGuard<'_> {
         self.state.set.new_file_number()
     }
 
+    /// `count` consecutive file numbers no file uses, `[start, end)` (persisted as used by the
+    /// next edit).
+    pub(crate) fn reserve_file_numbers(&mut self, count: u64) -> std::ops::Range<u64> {
+        let start = self.state.set.next_file_number();
+        self.state.set.mark_file_number_used(start + count - 1);
+        start..start + count
+    }
+
     /// The oldest WAL recovery needs (older ones are obsolete).
     pub(crate) fn log_number(&self) -> u64 {
         self.state.set.log_number()
@@ -163,6 +171,12 @@ impl VersionsGuard<'_> {
     /// The oldest memtable waiting for flush.
     pub(crate) fn oldest_immutable(&self) -> Option<Arc<MemTable>> {
         self.state.memtables.oldest().cloned()
+    }
+
+    /// The oldest memtable waiting for flush and the WAL holding its writes.
+    pub(crate) fn oldest_immutable_with_wal(&self) -> Option<(Arc<MemTable>, u64)> {
+        let mem = self.state.memtables.oldest()?.clone();
+        Some((mem, self.state.memtables.oldest_wal()?))
     }
 
     /// Logs `edit` in the manifest and applies it to the version set. For edits that change no

@@ -139,8 +139,9 @@ impl DbInner {
             drop(view);
             if imms >= self.options.max_immutable_memtables {
                 // Too many memtables wait for flush: flush one here (bounded by the memtable
-                // size), unless the background thread is already doing it.
-                self.maintain(STEP_BUDGET)?;
+                // size), unless the background thread is already doing it; a job's runner that
+                // is behind is overtaken.
+                self.maintain_taking_over(STEP_BUDGET)?;
                 if full && self.versions.view().imms.len() >= self.options.max_immutable_memtables {
                     continue;
                 }

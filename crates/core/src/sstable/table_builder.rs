@@ -18,7 +18,7 @@ use crate::{Error, Result};
 pub const MAX_ENTRY_SIZE: usize = 1 << 30;
 
 /// How a table is written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableOptions {
     /// A data block is cut once its encoded size reaches this many bytes (default 4 KiB).
     pub block_size: usize,

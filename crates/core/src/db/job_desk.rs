@@ -1,0 +1,256 @@
+//! The database's side of maintenance jobs (`crate::jobs`): handing them out with the file
+//! numbers they may create, installing what runners made of them with one manifest edit (or
+//! refusing it when its inputs changed meanwhile), and taking back abandoned ones.
+//!
+//! Invariants: at most one flush job and one compaction job are out at a time, and none while
+//! a step of `maintain.rs` holds the same work in progress; an issued job's numbers are in
+//! `pending_outputs` (never deleted as obsolete while it runs) and were persisted in the
+//! manifest as used before the job was handed out, so no later open reissues them, even to a
+//! runner that outlived this process.
+
+use crate::compaction::CompactionPlan;
+use crate::db::core::DbInner;
+use crate::db::maintenance::{Claim, IssuedJob, MaintenanceGuard};
+use crate::file_names::table_file_name;
+use crate::jobs::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
+use crate::storage::OpenMode;
+use crate::version::edit::VersionEdit;
+use crate::version::FileMeta;
+use crate::{Error, Result};
+
+/// File numbers reserved at once for jobs (one manifest edit persists them).
+const RESERVE_BLOCK: u64 = 256;
+
+impl DbInner {
+    /// The next maintenance job, if one is due: the flush of the oldest memtable waiting
+    /// (unless one is out), else the compaction the tree needs most (unless one is out).
+    /// Trivial moves are made here at once (a manifest edit, no file written). A failure
+    /// poisons the database.
+    pub(crate) fn next_job(&self) -> Result<Option<MaintenanceJob>> {
+        self.options.check_not_read_only()?;
+        self.health.check_writable()?;
+        let mut work = self.maintenance.lock();
+        self.health.poison_on_error(self.next_job_locked(&mut work))
+    }
+
+    fn next_job_locked(&self, work: &mut MaintenanceGuard<'_>) -> Result<Option<MaintenanceJob>> {
+        let table = self.maintenance.table_options().clone();
+        if !work.flush_issued() && !work.has_flush() {
+            let oldest = self.versions.lock().oldest_immutable_with_wal();
+            if let Some((mem, wal)) = oldest {
+                let outputs = self.reserve(work, 1)?;
+                let job = MaintenanceJob {
+                    id: outputs[0],
+                    work: JobWork::Flush(FlushWork {
+                        wal,
+                        entries: mem.len() as u64,
+                    }),
+                    table,
+                    outputs: outputs.clone(),
+                };
+                work.issue(IssuedJob {
+                    id: job.id,
+                    claim: Claim::Flush(mem),
+                    outputs,
+                });
+                return Ok(Some(job));
+            }
+        }
+        if work.compaction_issued() || work.has_compaction() {
+            return Ok(None);
+        }
+        loop {
+            let version = self.versions.lock().current();
+            let options = self.maintenance.compaction_options();
+            let Some(plan) = work.pick(&version, options) else {
+                return Ok(None);
+            };
+            if plan.is_trivial_move() {
+                self.compact_here(work, plan)?;
+                continue;
+            }
+            let bottommost = plan.is_bottommost(&version);
+            drop(version);
+            let input_bytes: u64 = plan.all_inputs().map(|(_, f)| f.size).sum();
+            // Outputs are cut at the target size; twice the inputs' share, plus room for
+            // range tombstone pieces and a different compression than the inputs had.
+            let count = 2 * input_bytes.div_ceil(options.target_file_size.max(1)) + 4;
+            let outputs = self.reserve(work, count)?;
+            let job = MaintenanceJob {
+                id: outputs[0],
+                work: JobWork::Compaction(CompactionWork {
+                    level: plan.level,
+                    inputs: plan.inputs.iter().map(|f| FileMeta::clone(f)).collect(),
+                    next_inputs: plan
+                        .next_inputs
+                        .iter()
+                        .map(|f| FileMeta::clone(f))
+                        .collect(),
+                    snapshots: self.snapshots.sequences(),
+                    bottommost,
+                    target_file_size: options.target_file_size,
+                }),
+                table: options.table.clone(),
+                outputs: outputs.clone(),
+            };
+            work.issue(IssuedJob {
+                id: job.id,
+                claim: Claim::Compaction(plan, bottommost),
+                outputs,
+            });
+            return Ok(Some(job));
+        }
+    }
+
+    /// `count` file numbers for a job, from the reserved block, reserving (and persisting) a
+    /// new block first when it has too few.
+    fn reserve(&self, work: &mut MaintenanceGuard<'_>, count: u64) -> Result<Vec<u64>> {
+        if work.reserved_left() < count {
+            let mut versions = self.versions.lock();
+            let block = versions.reserve_file_numbers(count.max(RESERVE_BLOCK));
+            // The edit records the next file number past the block.
+            versions.log_edit(VersionEdit::default(), &self.health)?;
+            work.set_reserved(block);
+        }
+        Ok(work.take_reserved(count))
+    }
+
+    /// Installs what a runner made of job `output.id`: `Ok(true)` once one manifest edit
+    /// added its tables; `Ok(false)` when it is refused because its inputs changed meanwhile
+    /// (the memtable was flushed here, an input table was compacted away) — its tables are
+    /// then deleted. Errors: [`Error::InvalidArgument`] for a job not out, or tables it did
+    /// not reserve or that are not on disk as described (they are deleted, the job is taken
+    /// back); a storage failure poisons the database.
+    pub(crate) fn install_job(&self, output: &JobOutput) -> Result<bool> {
+        self.options.check_not_read_only()?;
+        self.health.check_writable()?;
+        let mut work = self.maintenance.lock();
+        let Some(issued) = work.take_issued(output.id) else {
+            // Its tables, if any are still there, are orphans: removed now.
+            self.health
+                .poison_on_error(self.delete_obsolete_files(&work))?;
+            return Err(Error::InvalidArgument(format!(
+                "maintenance job {} is not out (installed, abandoned, or of another open)",
+                output.id
+            )));
+        };
+        let installed = self.install_issued(&issued, output);
+        if matches!(installed, Err(Error::InvalidArgument(_))) {
+            self.health
+                .poison_on_error(self.delete_obsolete_files(&work))?;
+            return installed;
+        }
+        self.health.poison_on_error((|| {
+            let installed = installed?;
+            if installed {
+                self.maintenance.add_table_bytes(output.bytes_written());
+            }
+            self.delete_obsolete_files(&work)?;
+            Ok(installed)
+        })())
+    }
+
+    fn install_issued(&self, issued: &IssuedJob, output: &JobOutput) -> Result<bool> {
+        for (i, table) in output.tables.iter().enumerate() {
+            if !issued.outputs.contains(&table.number)
+                || output.tables[..i].iter().any(|t| t.number == table.number)
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "maintenance job {} did not reserve table {} (or names it twice)",
+                    issued.id, table.number
+                )));
+            }
+            let size = self
+                .storage
+                .open(&table_file_name(table.number), OpenMode::Read)
+                .and_then(|f| f.size());
+            if size.as_ref().ok() != Some(&table.size) {
+                return Err(Error::InvalidArgument(format!(
+                    "maintenance job {}'s table {} is not on disk as described ({size:?}, {} \
+                     bytes expected)",
+                    issued.id, table.number, table.size
+                )));
+            }
+        }
+        match &issued.claim {
+            Claim::Flush(mem) => {
+                let mut versions = self.versions.lock();
+                let still_oldest = versions
+                    .oldest_immutable()
+                    .is_some_and(|m| std::sync::Arc::ptr_eq(&m, mem));
+                if !still_oldest {
+                    return Ok(false);
+                }
+                if output.tables.len() > 1 {
+                    return Err(Error::InvalidArgument(format!(
+                        "flush job {} wrote {} tables",
+                        issued.id,
+                        output.tables.len()
+                    )));
+                }
+                versions.install_flush(mem, output.tables.first().cloned(), &self.health)?;
+                Ok(true)
+            }
+            Claim::Compaction(plan, bottommost) => {
+                let mut versions = self.versions.lock();
+                let current = versions.current();
+                let unchanged = plan.all_inputs().all(|(level, f)| {
+                    current
+                        .files(level)
+                        .iter()
+                        .any(|live| live.as_ref() == f.as_ref())
+                });
+                if !unchanged || (*bottommost && !plan.is_bottommost(&current)) {
+                    return Ok(false);
+                }
+                drop(current);
+                let edit = compaction_edit(plan, &output.tables);
+                match versions.install_compaction(edit, &self.health) {
+                    Ok(()) => Ok(true),
+                    // An edit that does not apply (an overlap) changed nothing.
+                    Err(Error::InvalidArgument(_)) => Ok(false),
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+
+    /// Takes back job `id` (its runner failed or went away): its tables are deleted and its
+    /// work is handed out again later. `false` if it was not out.
+    pub(crate) fn abandon_job(&self, id: u64) -> Result<bool> {
+        self.options.check_not_read_only()?;
+        let mut work = self.maintenance.lock();
+        if work.take_issued(id).is_none() {
+            return Ok(false);
+        }
+        if self.health.check_writable().is_ok() {
+            self.health
+                .poison_on_error(self.delete_obsolete_files(&work))?;
+        }
+        Ok(true)
+    }
+
+    /// Runs `plan` here to its end (a trivial move: no file is written).
+    fn compact_here(&self, work: &mut MaintenanceGuard<'_>, plan: CompactionPlan) -> Result<()> {
+        self.compaction_step(work, u64::MAX, Some(plan))?;
+        while work.has_compaction() {
+            self.compaction_step(work, u64::MAX, None)?;
+        }
+        Ok(())
+    }
+}
+
+/// The edit of a compaction job: its inputs deleted, `tables` added at the output level.
+fn compaction_edit(plan: &CompactionPlan, tables: &[FileMeta]) -> VersionEdit {
+    VersionEdit {
+        files_deleted: plan
+            .all_inputs()
+            .map(|(level, f)| (level as u8, f.number))
+            .collect(),
+        files_added: tables
+            .iter()
+            .map(|t| (plan.output_level as u8, t.clone()))
+            .collect(),
+        ..VersionEdit::default()
+    }
+}

@@ -1,0 +1,142 @@
+//! [`run_job`]: the runner's side of a maintenance job. Needs only a storage over the database's
+//! directory: no open database, no lock, nothing shared with the issuer.
+
+use std::sync::Arc;
+
+use crate::compaction::output::OutputTable;
+use crate::compaction::{CompactionJob, CompactionOptions, CompactionPlan, StepOutcome};
+use crate::file_names::table_file_name;
+use crate::iter::InternalIterator;
+use crate::jobs::spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
+use crate::memtable::MemTable;
+use crate::sstable::{TableOptions, TableReadOptions, TableReader};
+use crate::storage::{OpenMode, Storage};
+use crate::write::wal::{WalEnd, WalReader};
+use crate::{Error, Result};
+
+/// Runs `job` over `storage` (the database's directory) and returns the tables it wrote:
+/// finished, synced, their directory entries synced. On error, the tables it created are
+/// orphans (the database removes them); nothing else was changed.
+///
+/// Errors: a log that is not sealed or does not hold the entries the job names is a
+/// corruption error; a compaction needing more output numbers than reserved is
+/// [`Error::InvalidArgument`]; storage failures as they come.
+pub fn run_job(storage: Arc<dyn Storage>, job: &MaintenanceJob) -> Result<JobOutput> {
+    let mut table = job.table.clone();
+    table.sync_on_finish = true;
+    let mut numbers = job.outputs.iter().copied();
+    let mut next_number = || {
+        numbers.next().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "maintenance job {} needs more than its {} reserved file numbers",
+                job.id,
+                job.outputs.len()
+            ))
+        })
+    };
+    let tables = match &job.work {
+        JobWork::Flush(work) => flush(&*storage, work, &table, &mut next_number)?
+            .into_iter()
+            .collect(),
+        JobWork::Compaction(work) => compact(storage.clone(), work, table, &mut next_number)?,
+    };
+    if !tables.is_empty() {
+        // The tables are synced; their entries must be durable before an edit names them.
+        storage.sync_dir()?;
+    }
+    Ok(JobOutput { id: job.id, tables })
+}
+
+/// Replays sealed log `work.wal` into a memtable and writes it to one level-0 table.
+fn flush(
+    storage: &dyn Storage,
+    work: &FlushWork,
+    table: &TableOptions,
+    next_number: &mut dyn FnMut() -> Result<u64>,
+) -> Result<Option<crate::version::FileMeta>> {
+    let mem = Arc::new(MemTable::new());
+    let replay = WalReader::replay(storage, work.wal, |first_seq, batch| {
+        mem.apply(first_seq, &batch);
+        Ok(())
+    })?;
+    let name = crate::file_names::wal_file_name(work.wal);
+    if replay.sealed.is_none() || replay.end != WalEnd::Clean {
+        return Err(Error::corruption(
+            &name,
+            replay.valid_up_to,
+            "a flush job's log is not sealed: its memtable may hold writes it lacks",
+        ));
+    }
+    if mem.len() as u64 != work.entries {
+        return Err(Error::corruption(
+            &name,
+            replay.valid_up_to,
+            format!(
+                "the log holds {} entries, its memtable held {}",
+                mem.len(),
+                work.entries
+            ),
+        ));
+    }
+    if mem.is_empty() {
+        return Ok(None);
+    }
+    let mut out = OutputTable::create(storage, next_number()?, table)?;
+    let mut iter = mem.iter();
+    iter.seek_to_first()?;
+    while iter.valid() {
+        out.add(iter.key(), iter.seq(), iter.kind(), iter.value())?;
+        iter.next()?;
+    }
+    out.finish(storage)
+}
+
+/// Merges the job's input tables into output tables.
+fn compact(
+    storage: Arc<dyn Storage>,
+    work: &CompactionWork,
+    table: TableOptions,
+    next_number: &mut dyn FnMut() -> Result<u64>,
+) -> Result<Vec<crate::version::FileMeta>> {
+    let plan = CompactionPlan {
+        level: work.level,
+        output_level: work.level + 1,
+        inputs: work.inputs.iter().cloned().map(Arc::new).collect(),
+        next_inputs: work.next_inputs.iter().cloned().map(Arc::new).collect(),
+        score: 0.0,
+    };
+    if plan.is_trivial_move() {
+        return Err(Error::InvalidArgument(
+            "a trivial move is not a job (the database makes it itself)".into(),
+        ));
+    }
+    let mut tables = Vec::new();
+    for (_, meta) in plan.all_inputs() {
+        let file = storage.open(&table_file_name(meta.number), OpenMode::Read)?;
+        let size = file.size()?;
+        if size != meta.size {
+            return Err(Error::corruption(
+                file.name(),
+                size,
+                format!("table is {size} bytes, the job says {}", meta.size),
+            ));
+        }
+        tables.push(TableReader::open(file, TableReadOptions::default())?);
+    }
+    let options = CompactionOptions {
+        target_file_size: work.target_file_size,
+        table,
+        ..CompactionOptions::default()
+    };
+    let mut job = CompactionJob::new(
+        storage,
+        plan,
+        tables,
+        work.snapshots.clone(),
+        work.bottommost,
+        options,
+    )?;
+    while job.step(u64::MAX, next_number)? == StepOutcome::Pending {}
+    let edit = job.finish()?;
+    Ok(edit.files_added.into_iter().map(|(_, t)| t).collect())
+}

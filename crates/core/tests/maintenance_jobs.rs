@@ -1,0 +1,256 @@
+//! Maintenance as jobs (`shaledb::jobs`): handed out by the database, run over another storage
+//! of the same directory (as a worker thread or process would), installed with one manifest
+//! edit or refused when their inputs changed meanwhile, and never leaving an orphan behind.
+#![allow(
+    clippy::unwrap_used,
+    reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
+)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use shaledb::file_names::{parse_file_name, FileKind};
+use shaledb::jobs::{run_job, JobOutput, JobWork, MaintenanceJob};
+use shaledb::storage::std_fs::StdFsStorage;
+use shaledb::storage::Storage;
+use shaledb::{Db, Error, IterOptions, Options};
+
+fn options() -> Options {
+    let mut o = Options::default();
+    o.memtable_size = 64 * 1024;
+    o.max_immutable_memtables = 4;
+    o.l0_compaction_trigger = 2;
+    o.target_file_size = 32 * 1024;
+    o.base_level_size = 64 * 1024;
+    o.block_size = 1024;
+    o.background_thread = false;
+    o
+}
+
+/// A runner's own storage over `dir` (another handle on the same files, as in a worker).
+fn runner(dir: &std::path::Path) -> Arc<dyn Storage> {
+    Arc::new(StdFsStorage::open(dir).unwrap())
+}
+
+/// Runs `job` as a runner in another thread would: through bytes both ways.
+fn run_remote(dir: &std::path::Path, job: &MaintenanceJob) -> JobOutput {
+    let bytes = job.encode();
+    let storage = runner(dir);
+    let out = std::thread::spawn(move || {
+        run_job(storage, &MaintenanceJob::decode(&bytes).unwrap())
+            .unwrap()
+            .encode()
+    })
+    .join()
+    .unwrap();
+    JobOutput::decode(&out).unwrap()
+}
+
+fn put_range(db: &Db, model: &mut BTreeMap<Vec<u8>, Vec<u8>>, from: u32, to: u32, v: u32) {
+    for i in from..to {
+        let key = format!("key{:05}", i % 700).into_bytes();
+        let value = format!("v{v}-{i}-{}", "x".repeat(200)).into_bytes();
+        db.put(&key, &value).unwrap();
+        model.insert(key, value);
+    }
+}
+
+fn contents(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    db.iter(IterOptions::default())
+        .unwrap()
+        .collect::<shaledb::Result<Vec<_>>>()
+        .unwrap()
+        .into_iter()
+        .collect()
+}
+
+/// Table files in `dir` that `db` does not name.
+fn orphans(dir: &std::path::Path, db: &Db) -> usize {
+    let tables = runner(dir)
+        .list()
+        .unwrap()
+        .iter()
+        .filter(|n| matches!(parse_file_name(n), Some(FileKind::Table(_))))
+        .count();
+    tables - db.stats().level_files.iter().sum::<usize>()
+}
+
+/// Runs every job due until none is.
+fn run_all_jobs(dir: &std::path::Path, db: &Db) -> (usize, usize) {
+    let (mut flushes, mut compactions) = (0, 0);
+    while let Some(job) = db.next_job().unwrap() {
+        match job.work {
+            JobWork::Flush(_) => flushes += 1,
+            JobWork::Compaction(_) => compactions += 1,
+        }
+        assert!(db.install_job(&run_remote(dir, &job)).unwrap());
+    }
+    (flushes, compactions)
+}
+
+#[test]
+fn flush_and_compaction_jobs_run_elsewhere_keep_every_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    let (mut flushes, mut compactions) = (0, 0);
+    for round in 0..8 {
+        put_range(&db, &mut model, round * 500, round * 500 + 500, round);
+        let (f, c) = run_all_jobs(dir.path(), &db);
+        flushes += f;
+        compactions += c;
+        assert_eq!(contents(&db), model, "after round {round}");
+    }
+    assert!(flushes >= 8, "{flushes} flush jobs");
+    assert!(compactions >= 2, "{compactions} compaction jobs");
+    assert_eq!(orphans(dir.path(), &db), 0);
+    let stats = db.stats();
+    assert!(
+        stats.level_files[1..].iter().sum::<usize>() > 0,
+        "{stats:?}"
+    );
+    db.close().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(contents(&db), model);
+}
+
+#[test]
+fn a_flush_job_overtaken_by_a_flush_here_is_refused_and_its_table_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    put_range(&db, &mut model, 0, 100, 0);
+    db.seal_memtable().unwrap();
+    let job = db.next_job().unwrap().unwrap();
+    assert!(matches!(job.work, JobWork::Flush(_)));
+    // One flush job at a time.
+    assert!(db.next_job().unwrap().is_none());
+    let output = run_remote(dir.path(), &job);
+    db.flush().unwrap();
+    assert!(!db.install_job(&output).unwrap());
+    assert_eq!(orphans(dir.path(), &db), 0);
+    assert_eq!(contents(&db), model);
+    // Taken back: installing again is an error.
+    assert!(matches!(
+        db.install_job(&output),
+        Err(Error::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn a_compaction_job_whose_inputs_were_compacted_meanwhile_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    for round in 0..2 {
+        put_range(&db, &mut model, round * 300, round * 300 + 300, round);
+        db.flush().unwrap();
+    }
+    let job = db.next_job().unwrap().unwrap();
+    assert!(matches!(job.work, JobWork::Compaction(_)), "{job:?}");
+    let output = run_remote(dir.path(), &job);
+    assert!(!output.tables.is_empty());
+    db.compact_range(None, None).unwrap();
+    assert!(!db.install_job(&output).unwrap());
+    assert_eq!(orphans(dir.path(), &db), 0);
+    assert_eq!(contents(&db), model);
+}
+
+#[test]
+fn an_abandoned_job_leaves_no_table_and_is_handed_out_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    put_range(&db, &mut model, 0, 200, 0);
+    db.seal_memtable().unwrap();
+    let job = db.next_job().unwrap().unwrap();
+    let output = run_remote(dir.path(), &job);
+    assert_eq!(output.tables.len(), 1);
+    assert!(db.abandon_job(job.id).unwrap());
+    assert!(!db.abandon_job(job.id).unwrap());
+    assert_eq!(orphans(dir.path(), &db), 0);
+    let again = db.next_job().unwrap().unwrap();
+    assert!(matches!(again.work, JobWork::Flush(_)));
+    assert_ne!(again.id, job.id);
+    assert!(again.outputs.iter().all(|n| !job.outputs.contains(n)));
+    assert!(db.install_job(&run_remote(dir.path(), &again)).unwrap());
+    assert_eq!(contents(&db), model);
+}
+
+#[test]
+fn an_output_naming_tables_the_job_did_not_reserve_is_refused_as_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    put_range(&db, &mut model, 0, 200, 0);
+    db.seal_memtable().unwrap();
+    let job = db.next_job().unwrap().unwrap();
+    let mut output = run_remote(dir.path(), &job);
+    output.tables[0].number += 1000;
+    assert!(matches!(
+        db.install_job(&output),
+        Err(Error::InvalidArgument(_))
+    ));
+    // A size that does not match the file.
+    let job = db.next_job().unwrap().unwrap();
+    let mut output = run_remote(dir.path(), &job);
+    output.tables[0].size += 1;
+    assert!(matches!(
+        db.install_job(&output),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(orphans(dir.path(), &db), 0);
+    // The database is not poisoned: the next job installs.
+    let job = db.next_job().unwrap().unwrap();
+    assert!(db.install_job(&run_remote(dir.path(), &job)).unwrap());
+    assert_eq!(contents(&db), model);
+}
+
+#[test]
+fn a_runner_that_outlives_its_database_never_overwrites_a_table_of_the_next_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    for round in 0..2 {
+        put_range(&db, &mut model, round * 300, round * 300 + 300, round);
+        db.flush().unwrap();
+    }
+    let job = db.next_job().unwrap().unwrap();
+    assert!(matches!(job.work, JobWork::Compaction(_)), "{job:?}");
+    // The database goes away (a crash: no close) before the runner starts; the next open
+    // writes tables of its own.
+    drop(db);
+    let db = Db::open(dir.path(), options()).unwrap();
+    put_range(&db, &mut model, 600, 1000, 1);
+    db.flush().unwrap();
+    // The late runner writes only numbers no open hands out again.
+    let output = run_remote(dir.path(), &job);
+    assert!(!output.tables.is_empty());
+    assert_eq!(contents(&db), model);
+    assert!(matches!(
+        db.install_job(&output),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert_eq!(orphans(dir.path(), &db), 0);
+    assert_eq!(contents(&db), model);
+    drop(db);
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(contents(&db), model);
+}
+
+#[test]
+fn a_flush_job_over_a_log_that_lost_writes_fails_as_corruption() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    put_range(&db, &mut model, 0, 100, 0);
+    db.seal_memtable().unwrap();
+    let mut job = db.next_job().unwrap().unwrap();
+    if let JobWork::Flush(f) = &mut job.work {
+        f.entries += 1;
+    }
+    let r = run_job(runner(dir.path()), &job);
+    assert!(matches!(r, Err(Error::Corruption { .. })), "{r:?}");
+    assert!(db.abandon_job(job.id).unwrap());
+    assert_eq!(orphans(dir.path(), &db), 0);
+}
