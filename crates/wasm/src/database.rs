@@ -325,6 +325,7 @@ pub fn db_stats(db: u32) -> JsResult<Vec<f64>> {
             out.push(*files as f64);
             out.push(*bytes as f64);
         }
+        out.push(s.jobs_installed as f64);
         Ok(out)
     }))
 }

@@ -29,6 +29,8 @@ pub struct DbEntry {
     pub feeds: RefCell<Vec<Changes>>,
     /// Bytes written since the last inline maintenance step.
     debt: Cell<u64>,
+    /// Maintenance runs as jobs elsewhere ([`crate::jobs`]): writes do no inline step.
+    pub jobs: Cell<bool>,
 }
 
 impl DbEntry {
@@ -42,6 +44,7 @@ impl DbEntry {
             topics: Vec::new(),
             feeds: RefCell::new(Vec::new()),
             debt: Cell::new(0),
+            jobs: Cell::new(false),
         }
     }
 
@@ -74,10 +77,14 @@ impl DbEntry {
     }
 
     /// After a committed write of `bytes`: adds them to the debt and, past the bound, does one
-    /// bounded maintenance step. Never fails: the write is committed, so its result is the
-    /// commit's. A failed step has poisoned the database (the core does that), and the next
-    /// write reports the cause.
+    /// bounded maintenance step (none when maintenance runs as jobs: a writer that finds too
+    /// many memtables waiting still flushes one, in the core). Never fails: the write is
+    /// committed, so its result is the commit's. A failed step has poisoned the database (the
+    /// core does that), and the next write reports the cause.
     pub fn after_write(&self, bytes: usize) {
+        if self.jobs.get() {
+            return;
+        }
         let debt = self.debt.get() + bytes as u64;
         if debt < INLINE_STEP_EVERY {
             self.debt.set(debt);

@@ -25,6 +25,8 @@ mod handles;
 #[cfg(target_arch = "wasm32")]
 mod iterators;
 #[cfg(target_arch = "wasm32")]
+mod jobs;
+#[cfg(target_arch = "wasm32")]
 mod js_storage;
 #[cfg(target_arch = "wasm32")]
 mod keyspace_metadata;

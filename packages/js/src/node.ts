@@ -16,6 +16,7 @@ import { nodeEnvironment } from "./node/environment.js";
 import { useNodeLoader } from "./node/load-wasm.js";
 import { importDirectory } from "./node/node-archive.js";
 import { InThreadTransport } from "./node/in-thread-transport.js";
+import { MaintenanceRunner } from "./node/maintenance-runner.js";
 import { openNodeServer } from "./node/node-server.js";
 import { WorkerTransport } from "./node/worker-transport.js";
 import type {
@@ -113,10 +114,11 @@ export function open(
   return settle(async () => {
     pathArgument(location, "the location");
     const checked = checkOpenOptions(options);
+    const directory = resolve(location);
     const transport =
       checked.engineThread === "caller"
-        ? new InThreadTransport(openNodeServer(resolve(location), options))
-        : await WorkerTransport.open(resolve(location), options);
+        ? new InThreadTransport(openNodeServer(directory, options, { jobs: new MaintenanceRunner(directory) }))
+        : await WorkerTransport.open(directory, options);
     const db = new PromiseDatabase(transport, checked.keys, checked.values);
     await PromiseDatabase.checkEncodings(db);
     return db as unknown as Database<unknown, unknown>;

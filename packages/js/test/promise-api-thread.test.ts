@@ -1,6 +1,8 @@
-// Node's Promise API runs its engine in a worker thread (src/node/worker-transport.ts), as
-// browsers run theirs in a worker: what the engine does never holds up the caller's event loop,
-// yet a process that forgets close() still ends by itself, releasing the database's lock.
+// Node's Promise API runs its engine in the calling thread by default, with flush and compaction
+// as jobs in a maintenance worker (src/node/maintenance-runner.ts); with `engineThread: "own"`
+// the whole engine runs in a worker thread (src/node/worker-transport.ts), as browsers run
+// theirs, so nothing it does holds up the caller's event loop. Either way a process that forgets
+// close() still ends by itself, releasing the database's lock.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -15,9 +17,10 @@ import { tempDir } from "./helpers.js";
 /** Resolves on the next turn of the event loop (after pending I/O). */
 const nextTurn = (): Promise<"turn"> => new Promise((resolve) => setImmediate(() => resolve("turn")));
 
-describe("the Promise API in Node runs its engine off the event loop", () => {
+describe('engineThread: "own" runs the Promise API\'s engine off the event loop', () => {
   it("the event loop turns while compact() rewrites the whole database", async () => {
     const db = await open(tempDir("thread-compact"), {
+      engineThread: "own",
       memtableSize: 256 * 1024,
       autoMaintenance: false,
       compression: false,
@@ -39,7 +42,7 @@ describe("the Promise API in Node runs its engine off the event loop", () => {
   });
 
   it("a count over many entries leaves the event loop free", async () => {
-    const db = await open(tempDir("thread-count"), { valueEncoding: "binary" });
+    const db = await open(tempDir("thread-count"), { engineThread: "own", valueEncoding: "binary" });
     const value = new Uint8Array(10);
     for (let round = 0; round < 50; round++) {
       const batch = db.batch();
@@ -70,7 +73,7 @@ describe("a process that never closes its Promise-API database", () => {
   });
 });
 
-describe('engineThread: "caller" runs the Promise API\'s engine in the calling thread', () => {
+describe('engineThread: "caller" (the default) runs the Promise API\'s engine in the calling thread', () => {
   /** One sequence of calls covering writes, reads, ranges, keyspaces and a transaction. */
   async function exercise(engineThread: "own" | "caller"): Promise<unknown[]> {
     const db = await open(tempDir(`thread-${engineThread}`), { engineThread, valueEncoding: "json" });
@@ -109,9 +112,9 @@ describe('engineThread: "caller" runs the Promise API\'s engine in the calling t
     }
   });
 
-  it("a process that never closes such a database leaves no LOCK behind either", () => {
+  it("a process that never closes such a database, its maintenance worker busy, ends by itself and leaves no LOCK behind either", () => {
     const dir = join(tempDir("thread-leave-caller"), "db");
-    const child = spawnSync(process.execPath, [fixture("open-and-leave.mjs"), dir, "caller"], {
+    const child = spawnSync(process.execPath, [fixture("open-and-leave.mjs"), dir, "caller", "busy"], {
       encoding: "utf8",
       timeout: 20_000,
     });

@@ -144,6 +144,7 @@ impl DbInner {
             let installed = installed?;
             if installed {
                 self.maintenance.add_table_bytes(output.bytes_written());
+                self.maintenance.job_installed();
             }
             self.delete_obsolete_files(&work)?;
             Ok(installed)

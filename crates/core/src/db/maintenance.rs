@@ -23,6 +23,8 @@ pub(crate) struct Maintenance {
     background: Background,
     /// Bytes written to tables since open (flushes and compactions).
     table_bytes: AtomicU64,
+    /// Jobs installed since open.
+    jobs_installed: AtomicU64,
     table_options: TableOptions,
     compaction_options: CompactionOptions,
 }
@@ -69,6 +71,7 @@ impl Maintenance {
             }),
             background: Background::default(),
             table_bytes: AtomicU64::new(0),
+            jobs_installed: AtomicU64::new(0),
             table_options: options.table_options(),
             compaction_options: options.compaction_options(),
         }
@@ -103,6 +106,16 @@ impl Maintenance {
     /// Bytes written to tables since open.
     pub(crate) fn table_bytes(&self) -> u64 {
         self.table_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Counts a job installed.
+    pub(crate) fn job_installed(&self) {
+        self.jobs_installed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Jobs installed since open.
+    pub(crate) fn jobs_installed(&self) -> u64 {
+        self.jobs_installed.load(Ordering::Relaxed)
     }
 }
 

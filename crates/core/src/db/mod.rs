@@ -110,6 +110,8 @@ pub struct Stats {
     pub cache_bytes: u64,
     /// Bytes of all table files.
     pub table_bytes: u64,
+    /// Maintenance jobs ([`Db::next_job`]) installed since open.
+    pub jobs_installed: u64,
 }
 
 impl Db {
@@ -413,6 +415,7 @@ impl Db {
         Stats {
             entries,
             table_bytes: level_bytes.iter().sum(),
+            jobs_installed: inner.maintenance.jobs_installed(),
             level_bytes,
             level_files,
             write_amplification: if user == 0 {

@@ -103,10 +103,10 @@ export function checkOpenOptions(
   return checked;
 }
 
-/** `options.engineThread`: `"own"` (the default) or `"caller"`. */
+/** `options.engineThread`: `"caller"` (the default) or `"own"`. */
 function engineThreadOption(value: unknown): "own" | "caller" {
   if (value === undefined) {
-    return "own";
+    return "caller";
   }
   if (value === "own" || value === "caller") {
     return value;

@@ -18,6 +18,7 @@ import { batchOptions } from "../arguments/change-options.js";
 import { ackChanges, applyChanges, changeCursor, removeChangeCursor, sequence, syncChanges } from "./changes.js";
 import { SnapshotImpl } from "./snapshot.js";
 import type { StorageHost } from "./storage-host.js";
+import type { JobDatabase } from "./job-maintenance.js";
 import { StoreImpl, storeOf } from "./store.js";
 import { SyncTransactionImpl } from "./transaction.js";
 import { syncQueue, syncQueueOf } from "./queue.js";
@@ -338,6 +339,7 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
       memtableBytes: f[3] ?? 0,
       cacheBytes: f[4] ?? 0,
       tableBytes: f[5] ?? 0,
+      jobsInstalled: f[7 + 2 * n] ?? 0,
       directorySync: this.db.storage.directorySync ?? "ok",
     };
   }
@@ -393,6 +395,21 @@ export function checkpointTo(db: SyncDatabaseImpl, storage: StorageHost): number
 /** Makes the memtable of `db` immutable, for later maintenance steps to flush (before idling). */
 export function sealMemtable(db: SyncDatabaseImpl): void {
   db.db.write(() => wasm.dbSealMemtable(db.db.id));
+}
+
+/** `db` as maintenance jobs see it (`job-maintenance.ts`); not methods, to stay out of the public objects. */
+export function jobDatabase(db: SyncDatabaseImpl): JobDatabase {
+  const handle = db.db;
+  return {
+    nextJob: () => handle.write(() => wasm.dbNextJob(handle.id)),
+    installJob: (output) => handle.write(() => wasm.dbInstallJob(handle.id, output)),
+    abandonJob: (job) => {
+      handle.call(() => wasm.dbAbandonJob(handle.id, job));
+    },
+    useJobs: (on) => {
+      handle.call(() => wasm.dbUseJobs(handle.id, on));
+    },
+  };
 }
 
 /**

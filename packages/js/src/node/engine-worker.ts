@@ -83,7 +83,7 @@ port.on("message", (message: ToEngineWorker) => {
       }
       open.run(() => {
         try {
-          open.stop();
+          void open.stop();
           client.closeAll();
           open.db.close();
           post({ type: "closed" });

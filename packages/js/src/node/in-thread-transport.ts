@@ -36,9 +36,10 @@ export class InThreadTransport extends OneServerTransport {
   protected async closeServer(): Promise<void> {
     await this.drained();
     await new Promise<void>((resolve, reject) => {
-      this.#server.run(() => {
+      this.#server.run(async () => {
         try {
-          this.#server.stop();
+          // The maintenance worker first: no job of this open writes on after the close.
+          await this.#server.stop();
           this.#client.closeAll();
           this.#server.db.close();
           resolve();

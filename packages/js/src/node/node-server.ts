@@ -15,17 +15,19 @@ import { DatabaseServer } from "../server/database-server.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 import { nodeEnvironment } from "./environment.js";
 import { exportDatabase } from "../archive/export-database.js";
+import type { JobRunner } from "../engine/job-maintenance.js";
 
 /**
  * Opens database `location` (a directory) with `options` and returns its server. Throws as
  * `openSync` does (`LOCKED`, `CORRUPTION`, `INVALID_ARGUMENT`, `IO`, ...). `hooks.environment`:
  * where files live (default Node's file system); `hooks.busy`: told when maintenance starts and
- * ends (`../engine/maintenance.ts`).
+ * ends (`../engine/maintenance.ts`); `hooks.jobs`: where flush and compaction run as jobs
+ * (`../engine/job-maintenance.ts`; default: in turns in this thread).
  */
 export function openNodeServer(
   location: string,
   options: OpenOptions<KeyEncoding, ValueEncoding> | undefined,
-  hooks: { environment?: Environment; busy?: (busy: boolean) => void } = {},
+  hooks: { environment?: Environment; busy?: (busy: boolean) => void; jobs?: JobRunner } = {},
 ): DatabaseServer {
   const checked = checkOpenOptions(options);
   const db = openDatabaseSync(hooks.environment ?? nodeEnvironment, location, {
@@ -49,6 +51,7 @@ export function openNodeServer(
       autoMaintenance: checked.autoMaintenance,
       idleSeal: false,
       ...(hooks.busy === undefined ? {} : { busy: hooks.busy }),
+      ...(hooks.jobs === undefined ? {} : { jobs: hooks.jobs }),
     },
   );
 }

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { sealMemtable, type SyncDatabaseImpl } from "../engine/sync-database.js";
+import { jobDatabase, sealMemtable, type SyncDatabaseImpl } from "../engine/sync-database.js";
 import type { Args, KeyspaceDeclaration, Op, Reply, RequestMessage } from "../transport/requests.js";
 import { toWire } from "../transport/wire-error.js";
 import { AppliedWrites } from "./applied-writes.js";
@@ -22,6 +22,7 @@ import { JobQueue, type Job } from "./job-queue.js";
 import { Later } from "./queue-waits.js";
 import { OP_META } from "../encoding/wire.js";
 import { MAINTENANCE_EVERY, MaintenanceScheduler } from "../engine/maintenance.js";
+import { JobScheduler, type JobRunner } from "../engine/job-maintenance.js";
 import { WritePath, isRejection } from "./write-path.js";
 
 /**
@@ -49,6 +50,11 @@ export interface ServerOptions {
   idleSeal: boolean;
   /** Told when maintenance work starts (`true`) and when none is left (`false`). */
   busy?: (busy: boolean) => void;
+  /**
+   * With `autoMaintenance`: run flush and compaction as jobs on this runner
+   * (`../engine/job-maintenance.ts`) instead of in turns between messages.
+   */
+  jobs?: JobRunner;
 }
 
 export class DatabaseServer {
@@ -59,7 +65,7 @@ export class DatabaseServer {
   readonly #executor: Executor;
   readonly #writes: WritePath;
   readonly #queue = new JobQueue();
-  readonly #maintenance: MaintenanceScheduler | undefined;
+  readonly #maintenance: MaintenanceScheduler | JobScheduler | undefined;
   #stopped = false;
 
   constructor(db: SyncDatabaseImpl, host: ServerHost, options: ServerOptions) {
@@ -76,7 +82,7 @@ export class DatabaseServer {
       run: (job) => this.#queue.push(job),
     });
     this.#writes = new WritePath(this.#executor, this.applied);
-    this.#maintenance = options.autoMaintenance
+    const turns = options.autoMaintenance
       ? new MaintenanceScheduler(
           {
             maintain: (budget) => db.maintain(budget),
@@ -91,6 +97,14 @@ export class DatabaseServer {
           },
         )
       : undefined;
+    this.#maintenance =
+      turns !== undefined && options.jobs !== undefined
+        ? new JobScheduler(jobDatabase(db), options.jobs, {
+            run: (task) => this.#queue.push(task),
+            fallback: turns,
+            ...(options.busy === undefined ? {} : { busy: options.busy }),
+          })
+        : turns;
     // Work left by an earlier session (immutable memtables recovered, a deep L0) starts now.
     this.maintainSoon();
   }
@@ -133,10 +147,13 @@ export class DatabaseServer {
     this.#queue.push(() => this.#process(client, requests, keyspaces, reply));
   }
 
-  /** Stops serving and scheduling maintenance; later messages fail as the closed database does. */
-  stop(): void {
+  /**
+   * Stops serving and scheduling maintenance; later messages fail as the closed database does.
+   * Resolves once a job runner is stopped too (its jobs under way are dropped).
+   */
+  stop(): Promise<void> {
     this.#stopped = true;
-    this.#maintenance?.stop();
+    return Promise.resolve(this.#maintenance?.stop());
   }
 
   /**

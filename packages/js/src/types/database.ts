@@ -34,6 +34,11 @@ export interface Stats {
   memtableBytes: number;
   cacheBytes: number;
   tableBytes: number;
+  /**
+   * Flushes and compactions run as jobs in another thread and installed since open (Node's
+   * Promise API runs them in its maintenance worker; elsewhere 0).
+   */
+  jobsInstalled: number;
   /** Whether directory syncs work here (see {@link DirectorySync}); always `"ok"` in browsers. */
   directorySync: DirectorySync;
 }

@@ -29,13 +29,14 @@ export interface OpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEn
    */
   autoMaintenance?: boolean;
   /**
-   * Node's Promise API (`open`): where the engine runs. `"own"` (the default): in a worker
-   * thread of its own, so no call holds up the event loop (flush, compaction and `compact()`
-   * included), at the cost of a thread hop per awaited call (requests made in one turn travel
-   * together). `"caller"`: in the calling thread, with no hop — fastest for awaited single calls
-   * (scripts, bulk loads) — but maintenance steps and their fsyncs then run on the event loop.
-   * Ignored by `openSync` (always the calling thread) and in browsers (always the database's
-   * worker).
+   * Node's Promise API (`open`): where the engine runs. `"caller"` (the default): in the calling
+   * thread, so an awaited call costs no thread hop; flush and compaction run as jobs in a
+   * maintenance worker thread (started on the first job) with its own WebAssembly instance over
+   * the same files, and only their installs (one manifest edit each) run on the event loop.
+   * `"own"`: the whole engine in a worker thread of its own, so nothing the engine does runs on
+   * the event loop (`compact()`, `count()` and long scans included), at the cost of a thread hop
+   * per awaited call (requests made in one turn travel together). Ignored by `openSync` (always
+   * the calling thread) and in browsers (always the database's worker).
    */
   engineThread?: "own" | "caller";
   /**

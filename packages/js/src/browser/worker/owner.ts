@@ -271,7 +271,7 @@ export class Owner {
     }
     this.#closed = true;
     this.#unsubscribePanic();
-    this.#server.stop();
+    void this.#server.stop();
     this.#tabs.close();
   }
 

@@ -1,0 +1,121 @@
+/**
+ * The {@link JobRunner} of Node's databases opened in the calling thread: a maintenance worker
+ * (`maintenance-worker.ts`), started on the first job (an open that never needs maintenance
+ * starts no thread) and kept alive by the process only while a job is out.
+ *
+ * @module
+ */
+import { Worker } from "node:worker_threads";
+
+import type { JobRunner } from "../engine/job-maintenance.js";
+import { ShaleError } from "../errors.js";
+import { fromWire } from "../transport/wire-error.js";
+import type { FromMaintenanceWorker, MaintenanceWorkerData, ToMaintenanceWorker } from "./maintenance-messages.js";
+import { compiledModule } from "./wasm-module.js";
+
+/** The worker's module, beside this one; `undefined` where there is none (a bundle). */
+function maintenanceWorkerUrl(): URL | undefined {
+  try {
+    return new URL("./maintenance-worker.js", import.meta.url);
+  } catch {
+    return undefined;
+  }
+}
+
+interface Pending {
+  resolve(output: Uint8Array): void;
+  reject(error: ShaleError): void;
+}
+
+export class MaintenanceRunner implements JobRunner {
+  readonly #location: string;
+  #worker: Worker | undefined;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #closed = false;
+
+  /** A runner for the database in directory `location` (resolved). */
+  constructor(location: string) {
+    this.#location = location;
+  }
+
+  run(job: Uint8Array): Promise<Uint8Array> {
+    if (this.#closed) {
+      return Promise.reject(new ShaleError("CLOSED", "shaledb: the maintenance runner is closed"));
+    }
+    let worker: Worker;
+    try {
+      worker = this.#started();
+    } catch (error) {
+      return Promise.reject(new ShaleError("IO", `shaledb: the maintenance worker does not start: ${String(error)}`));
+    }
+    const id = this.#nextId++;
+    return new Promise<Uint8Array>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, job } satisfies ToMaintenanceWorker);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker;
+    this.#worker = undefined;
+    this.#failAll(new ShaleError("CLOSED", "shaledb: the database closed"));
+    if (worker !== undefined) {
+      await worker.terminate();
+    }
+  }
+
+  #started(): Worker {
+    if (this.#worker !== undefined) {
+      return this.#worker;
+    }
+    const url = maintenanceWorkerUrl();
+    if (url === undefined) {
+      throw new Error("maintenance-worker.js is not beside the package's modules (a bundle?)");
+    }
+    const wasmModule = compiledModule();
+    const worker = new Worker(url, {
+      workerData: {
+        location: this.#location,
+        ...(wasmModule === undefined ? {} : { wasmModule }),
+      } satisfies MaintenanceWorkerData,
+    });
+    worker.unref();
+    worker.on("message", (answer: FromMaintenanceWorker) => {
+      const pending = this.#pending.get(answer.id);
+      this.#pending.delete(answer.id);
+      if (this.#pending.size === 0) {
+        worker.unref();
+      }
+      if (answer.ok) {
+        pending?.resolve(answer.output);
+      } else {
+        pending?.reject(fromWire(answer.error));
+      }
+    });
+    const failed = (error: ShaleError): void => {
+      if (this.#worker === worker) {
+        this.#worker = undefined;
+      }
+      this.#failAll(error);
+    };
+    worker.on("error", (error: Error) => {
+      failed(new ShaleError("IO", `shaledb: the maintenance worker failed: ${error.message}`));
+    });
+    worker.on("exit", () => {
+      failed(new ShaleError("IO", "shaledb: the maintenance worker exited"));
+    });
+    this.#worker = worker;
+    return worker;
+  }
+
+  #failAll(error: ShaleError): void {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) {
+      p.reject(error);
+    }
+  }
+}

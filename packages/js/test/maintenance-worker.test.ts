@@ -1,0 +1,117 @@
+// Node's Promise API by default runs flush and compaction as jobs (the core's `jobs` module) in a
+// maintenance worker with its own WebAssembly instance over the same directory
+// (src/node/maintenance-runner.ts), installing each output here with one manifest edit; when the
+// runner fails, maintenance falls back to turns in this thread (src/engine/job-maintenance.ts).
+// Assertions are about what the database holds and the shape of its tree, never about time.
+import { readdirSync } from "node:fs";
+
+import { describe, expect, it } from "vitest";
+
+import "../src/node.js";
+import { MaintenanceScheduler } from "../src/engine/maintenance.js";
+import { JobScheduler, type JobRunner } from "../src/engine/job-maintenance.js";
+import { jobDatabase, openDatabaseSync, type SyncDatabaseImpl } from "../src/engine/sync-database.js";
+import { nodeEnvironment } from "../src/node/environment.js";
+// The package as built: its maintenance worker is a module beside it (dist/node/).
+import { open, openSync, type Stats } from "shaledb";
+
+import { tempDir } from "./helpers.js";
+
+const MEMTABLE = 64 * 1024;
+const VALUE = "v".repeat(300);
+
+function key(i: number, n: number): string {
+  return `k${String((i * 7919) % n).padStart(6, "0")}`;
+}
+
+function beyondL0(stats: Stats): number {
+  return stats.levels.slice(1).reduce((sum, l) => sum + l.files, 0);
+}
+
+/** Table files in `dir` that its database does not name. */
+function orphans(dir: string, stats: Stats): number {
+  const tables = readdirSync(dir).filter((name) => name.endsWith(".sst")).length;
+  return tables - stats.levels.reduce((n, l) => n + l.files, 0);
+}
+
+/** Resolves once `check` holds, polling between turns of the event loop (fails after 20 s). */
+async function eventually(check: () => Promise<boolean> | boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error("condition not reached in 20 s");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("the Promise API's maintenance worker", () => {
+  it("flushes and compacts as jobs installed here, and the database holds every write", async () => {
+    const dir = tempDir("jobs-default");
+    const db = await open(dir, { memtableSize: MEMTABLE });
+    const n = 4000;
+    for (let i = 0; i < 3 * n; i++) {
+      await db.put(key(i, n), `${VALUE}${i}`);
+    }
+    await eventually(async () => {
+      const stats = await db.stats();
+      return stats.jobsInstalled > 0 && beyondL0(stats) > 0;
+    });
+    for (let i = 2 * n; i < 3 * n; i++) {
+      expect(await db.get(key(i, n))).toBe(`${VALUE}${i}`);
+    }
+    expect(await db.count()).toBe(n);
+    await db.close();
+
+    const again = openSync(dir);
+    expect(orphans(dir, again.stats())).toBe(0);
+    expect(again.count()).toBe(n);
+    expect(again.get(key(3 * n - 1, n))).toBe(`${VALUE}${3 * n - 1}`);
+    again.close();
+  }, 60_000);
+
+  it("a runner that fails hands maintenance back to this thread: flushes and compactions go on, nothing is lost", async () => {
+    const dir = tempDir("jobs-fallback");
+    const db: SyncDatabaseImpl = openDatabaseSync(nodeEnvironment, dir, {
+      memtableSize: MEMTABLE,
+      autoMaintenance: false,
+    });
+    let attempts = 0;
+    const failing: JobRunner = {
+      run: () => {
+        attempts++;
+        return Promise.reject(new Error("the runner's disk is gone"));
+      },
+      close: () => Promise.resolve(),
+    };
+    const tasks: (() => void)[] = [];
+    const turns = new MaintenanceScheduler(
+      {
+        maintain: (budget) => db.maintain(budget),
+        memtableBytes: () => db.stats().memtableBytes,
+        sealMemtable: () => undefined,
+      },
+      { run: (turn) => turn() },
+    );
+    const jobs = new JobScheduler(jobDatabase(db), failing, { run: (task) => tasks.push(task), fallback: turns });
+    const n = 3000;
+    for (let i = 0; i < 3 * n; i++) {
+      db.put(key(i, n), `${VALUE}${i}`);
+      jobs.served(400);
+      while (tasks.length > 0) tasks.shift()?.();
+      if (i % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 1));
+      while (tasks.length > 0) tasks.shift()?.();
+    }
+    await eventually(() => {
+      while (tasks.length > 0) tasks.shift()?.();
+      const stats = db.stats();
+      return beyondL0(stats) > 0 && stats.levels[0]!.files < 4;
+    });
+    expect(attempts).toBeGreaterThan(0);
+    expect(db.stats().jobsInstalled).toBe(0);
+    expect(orphans(dir, db.stats())).toBe(0);
+    expect(db.count()).toBe(n);
+    await jobs.stop();
+    db.close();
+  }, 60_000);
+});
