@@ -14,4 +14,5 @@ pub mod fjall_engine;
 #[cfg(feature = "peers")]
 pub mod rocksdb_engine;
 pub mod shaledb_engine;
+pub mod shaledb_jobs_engine;
 pub mod workloads;

@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 
-use shaledb_bench_native::shaledb_engine;
+use shaledb_bench_native::{shaledb_engine, shaledb_jobs_engine};
 use shaledb_bench_native::workloads::{self, Config};
 #[cfg(feature = "peers")]
 use shaledb_bench_native::{fjall_engine, rocksdb_engine};
@@ -32,12 +32,15 @@ fn main() {
         shaledb_bench_support::drop_page_cache();
         match engine.as_str() {
             "shaledb" => workloads::run::<shaledb_engine::ShaleDb>(&bench, &cfg),
+            "shaledb-jobs" => {
+                workloads::run::<shaledb_jobs_engine::ShaleDbJobs>(&bench, &cfg);
+            }
             #[cfg(feature = "peers")]
             "rocksdb" => workloads::run::<rocksdb_engine::RocksDb>(&bench, &cfg),
             #[cfg(feature = "peers")]
             "fjall" => workloads::run::<fjall_engine::Fjall>(&bench, &cfg),
             other => eprintln!(
-                "engine {other:?} is not built (shaledb; rocksdb and fjall need the `peers` feature)"
+                "engine {other:?} is not built (shaledb, shaledb-jobs; rocksdb and fjall need the `peers` feature)"
             ),
         }
     }

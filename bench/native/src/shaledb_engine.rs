@@ -13,19 +13,33 @@ pub struct ShaleDb {
     keyspace: Keyspace,
 }
 
-impl Engine for ShaleDb {
-    const NAME: &'static str = "shaledb";
-
-    fn open(dir: &Path, settings: &Settings) -> Self {
+impl ShaleDb {
+    /// Opens with the shared [`Settings`]; `background_thread: false` leaves maintenance to
+    /// jobs (`crate::shaledb_jobs_engine`).
+    pub fn open_with(dir: &Path, settings: &Settings, background_thread: bool) -> ShaleDb {
         let mut options = Options::default();
         options.block_cache_size = settings.block_cache_bytes;
         options.memtable_size = settings.memtable_bytes as usize;
         options.bloom_bits_per_key = settings.bloom_bits_per_key;
         options.compression = settings.compression;
         options.block_size = settings.block_size;
+        options.background_thread = background_thread;
         let db = Db::open(dir, options).unwrap();
         let keyspace = db.default_keyspace();
         ShaleDb { db, keyspace }
+    }
+
+    /// The database.
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+}
+
+impl Engine for ShaleDb {
+    const NAME: &'static str = "shaledb";
+
+    fn open(dir: &Path, settings: &Settings) -> Self {
+        ShaleDb::open_with(dir, settings, true)
     }
 
     fn put(&self, key: &[u8], value: &[u8], sync: bool) {
