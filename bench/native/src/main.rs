@@ -13,10 +13,10 @@
 
 use std::path::PathBuf;
 
-use shaledb_bench_native::{shaledb_engine, shaledb_jobs_engine};
 use shaledb_bench_native::workloads::{self, Config};
 #[cfg(feature = "peers")]
 use shaledb_bench_native::{fjall_engine, rocksdb_engine};
+use shaledb_bench_native::{shaledb_engine, shaledb_jobs_engine};
 use shaledb_bench_support::Bench;
 
 fn main() {
