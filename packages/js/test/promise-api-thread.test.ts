@@ -104,6 +104,29 @@ describe('engineThread: "caller" (the default) runs the Promise API\'s engine in
     expect(await exercise("caller")).toEqual(await exercise("own"));
   });
 
+  it("a count over many entries pauses for the event loop between slices", async () => {
+    const db = await open(tempDir("thread-count-caller"), { valueEncoding: "binary" });
+    const value = new Uint8Array(10);
+    for (let round = 0; round < 50; round++) {
+      const batch = db.batch();
+      for (let i = 0; i < 1000; i++) batch.put(`k${String(round * 1000 + i).padStart(7, "0")}`, value);
+      await batch.write();
+    }
+    let turns = 0;
+    const counted = db.count();
+    const ticker = setInterval(() => {
+      turns++;
+    }, 0);
+    try {
+      // Counted whole (one view of the database), while timers ran between the slices.
+      expect(await counted).toBe(50_000);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(turns).toBeGreaterThan(0);
+    await db.close();
+  });
+
   it("refuses any other value with INVALID_ARGUMENT", async () => {
     for (const engineThread of ["main", 1, null]) {
       await expect(

@@ -18,6 +18,10 @@ export type { IterationMode } from "../encoding/entry-batch.js";
 
 const FIRST_BATCH = 16;
 const MAX_BATCH = 1024;
+/** Entries counted per call into the instance by {@link SyncIterator.countAllInSlices} (well under a millisecond). */
+const COUNT_SLICE_ENTRIES = 1024;
+/** How long {@link SyncIterator.countAllInSlices} counts before it pauses. */
+const COUNT_SLICE_MS = 2;
 
 /**
  * The first batch's size: the caller's `limit` when it is at most {@link MAX_BATCH} (it said
@@ -62,6 +66,30 @@ export class SyncIterator<T> implements SyncEntryIterator<T> {
       return;
     }
     this.#native = new NativeIterator(db, keyspace, options, keys);
+  }
+
+  /**
+   * {@link countAll} in slices of about {@link COUNT_SLICE_MS}, awaiting `pause()` between them
+   * (a server's count: the event loop turns meanwhile; the iterator's view stays the one it
+   * opened with, so the count is of one state). Closes the iterator, also on failure.
+   */
+  async countAllInSlices(pause: () => Promise<void>): Promise<number> {
+    let n = 0;
+    try {
+      let sliceStart = performance.now();
+      while (!this.#closed && this.#remaining > 0 && this.#fill(COUNT_SLICE_ENTRIES)) {
+        n += this.#batch.remaining;
+        this.#remaining -= this.#batch.remaining;
+        this.#batch.remaining = 0;
+        if (performance.now() - sliceStart >= COUNT_SLICE_MS) {
+          await pause();
+          sliceStart = performance.now();
+        }
+      }
+    } finally {
+      this.close();
+    }
+    return n;
   }
 
   /** Counts the remaining entries (mode `"count"`: nothing is decoded), then closes. */

@@ -70,6 +70,13 @@ const soon: (task: () => void) => void =
         setTimeout(task, 0);
       };
 
+/** Resolves in a later turn of the event loop (after pending I/O and timers): where a long request pauses. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    soon(resolve);
+  });
+}
+
 export class MaintenanceScheduler {
   readonly #db: Maintainable;
   readonly #run: (turn: () => void) => void;

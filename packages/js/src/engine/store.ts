@@ -144,15 +144,16 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   count(options?: IteratorOptions<unknown>): number {
-    const it = new SyncIterator<never>(
-      this.db,
-      this.keyspaceId,
-      options,
-      "count",
-      this.keyCodec,
-      this.valueCodec,
-    );
-    return it.countAll();
+    return this.#counter(options).countAll();
+  }
+
+  /** {@link count} in slices, awaiting `pause()` between them (`SyncIterator.countAllInSlices`). */
+  countInSlices(options: IteratorOptions<unknown> | undefined, pause: () => Promise<void>): Promise<number> {
+    return this.#counter(options).countAllInSlices(pause);
+  }
+
+  #counter(options: IteratorOptions<unknown> | undefined): SyncIterator<never> {
+    return new SyncIterator<never>(this.db, this.keyspaceId, options, "count", this.keyCodec, this.valueCodec);
   }
 }
 

@@ -8,6 +8,7 @@ import { keyCodec, valueCodec } from "../../encoding/codec.js";
 import { invalidArgument } from "../../errors.js";
 import { SyncDatabaseImpl } from "../../engine/sync-database.js";
 import { writePackedBytes } from "../../engine/write-packed.js";
+import { nextTurn } from "../../engine/maintenance.js";
 import type { KeyEncoding, ValueEncoding } from "../../types.js";
 import { row } from "./row.js";
 import { bool, bytes, bytesList, count, range, str } from "./wire-checks.js";
@@ -76,9 +77,9 @@ export const keyspaceOps = {
     bytes: ([ops]) => ops.length,
     run: (x, client, ops, sync) => writePackedBytes(x.db.db, client.keyspaces.remap(ops), sync),
   }),
-  /** The keys in a range (it walks them). */
+  /** The keys in a range (it walks them, in slices between which the server's event loop turns). */
   count: row({
     args: [count, range],
-    run: (x, client, ks, r) => x.store(client, ks).count(x.range(client, r)),
+    run: (x, client, ks, r) => x.store(client, ks).countInSlices(x.range(client, r), nextTurn),
   }),
 };
