@@ -115,7 +115,7 @@ export function open(
     const checked = checkOpenOptions(options);
     const transport =
       checked.engineThread === "caller"
-        ? new InThreadTransport(openNodeServer(resolve(location), options))
+        ? new InThreadTransport(openNodeServer(resolve(location), options, { asyncSync: true }))
         : await WorkerTransport.open(resolve(location), options);
     const db = new PromiseDatabase(transport, checked.keys, checked.values);
     await PromiseDatabase.checkEncodings(db);

@@ -46,6 +46,7 @@ mod read;
 mod read_only;
 pub(crate) mod recovery;
 mod switch;
+mod wal_sync;
 mod write;
 
 // The public types, and the seams of the layers built on the engine.
@@ -73,6 +74,7 @@ pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
 pub use options::{ChangeRetention, IterOptions, Options, WriteOptions};
 pub use snapshot::Snapshot;
 pub use transaction::Transaction;
+pub use wal_sync::WalSync;
 
 use crate::db::core::DbInner;
 use crate::storage::memory::MemoryStorage;

@@ -9,9 +9,27 @@
  * run one by one in order (`executor.ts`); the replies of a message go back together, but for
  * waiting queue reads, each answered on its own once it has an item (`queue-waits.ts`).
  *
+ * With `asyncSync` (Node's server in the caller's thread), the server never waits on an fsync:
+ * the database defers its WAL syncs (`../engine/sync-database.ts`, `setDeferredSync`), so a
+ * write returns once it is in the log and the memtable, and a synced one — with every write
+ * after it — becomes visible only once the log is synced. A message whose writes are not
+ * visible yet has its replies held, and a sync job is queued behind the messages already
+ * waiting: it runs `asyncSync` (`fs.fdatasync` in libuv's pool) on the log, nothing else runs
+ * meanwhile, and the messages that arrive meanwhile wait in the queue, to be committed together
+ * and covered by the next sync (group commit). When it succeeds the held replies go out in
+ * order; when it fails the database is poisoned (every later write fails) and the held
+ * messages' writes fail with the poisoning error. Reads see visible writes only, as always.
+ *
  * @module
  */
-import { sealMemtable, type SyncDatabaseImpl } from "../engine/sync-database.js";
+import {
+  beginWalSync,
+  commitSeqs,
+  finishWalSync,
+  sealMemtable,
+  setDeferredSync,
+  type SyncDatabaseImpl,
+} from "../engine/sync-database.js";
 import type { Args, KeyspaceDeclaration, Op, Reply, RequestMessage } from "../transport/requests.js";
 import { toWire } from "../transport/wire-error.js";
 import { AppliedWrites } from "./applied-writes.js";
@@ -49,6 +67,22 @@ export interface ServerOptions {
   idleSeal: boolean;
   /** Told when maintenance work starts (`true`) and when none is left (`false`). */
   busy?: (busy: boolean) => void;
+  /**
+   * Syncs storage file `file` off this thread (Node: `fs.fdatasync`): the server then defers
+   * the WAL syncs of synced writes to it, group-committed, instead of syncing inline (module
+   * doc). Absent (worker threads, browsers), syncs run inline.
+   */
+  asyncSync?: (file: number) => Promise<void>;
+}
+
+/** A message's replies held until the writes committed by its end are visible. */
+interface HeldReplies {
+  /** The last sequence number assigned when the message was done. */
+  readonly seq: number;
+  readonly replies: Reply[];
+  /** The ids of its requests that write (failed if the sync fails). */
+  readonly writes: ReadonlySet<number>;
+  readonly reply: (replies: Reply[]) => void;
 }
 
 export class DatabaseServer {
@@ -60,6 +94,10 @@ export class DatabaseServer {
   readonly #writes: WritePath;
   readonly #queue = new JobQueue();
   readonly #maintenance: MaintenanceScheduler | undefined;
+  readonly #asyncSync: ((file: number) => Promise<void>) | undefined;
+  /** Replies waiting for a deferred sync, in message order. */
+  readonly #held: HeldReplies[] = [];
+  #syncQueued = false;
   #stopped = false;
 
   constructor(db: SyncDatabaseImpl, host: ServerHost, options: ServerOptions) {
@@ -91,6 +129,10 @@ export class DatabaseServer {
           },
         )
       : undefined;
+    this.#asyncSync = options.asyncSync;
+    if (this.#asyncSync !== undefined) {
+      setDeferredSync(db, true);
+    }
     // Work left by an earlier session (immutable memtables recovered, a deep L0) starts now.
     this.maintainSoon();
   }
@@ -230,9 +272,99 @@ export class DatabaseServer {
         replies.push([id, false, toWire(error)]);
       }
     }
-    reply(replies);
+    this.#answer(todo, replies, reply);
     this.#maintenance?.served(written);
     this.#host.afterMessage?.();
+  }
+
+  /**
+   * Sends a message's replies, or holds them (deferred syncs) until the writes committed by now
+   * are visible, queuing the sync they wait for.
+   */
+  #answer(requests: readonly RequestMessage[], replies: Reply[], reply: (replies: Reply[]) => void): void {
+    if (this.#asyncSync === undefined) {
+      reply(replies);
+      return;
+    }
+    let seq: number;
+    try {
+      const [visible, last] = commitSeqs(this.db);
+      if (visible >= last && this.#held.length === 0) {
+        reply(replies);
+        return;
+      }
+      seq = last;
+    } catch (error) {
+      // The database is closed or its instance gone: what waits will never be known durable.
+      this.#failHeld(error);
+      reply(replies);
+      return;
+    }
+    const writes = new Set<number>();
+    for (const [id, op, args] of requests) {
+      if (merges(op) || bytesWritten(op, args) > 0) writes.add(id);
+    }
+    this.#held.push({ seq, replies, writes, reply });
+    this.#queueSync();
+  }
+
+  /** Queues the sync job, unless it is queued already. */
+  #queueSync(): void {
+    if (!this.#syncQueued) {
+      this.#syncQueued = true;
+      this.#queue.push(() => this.#syncLog());
+    }
+  }
+
+  /**
+   * The sync job (deferred syncs): syncs the log off this thread for every write committed
+   * before it, then sends the replies that waited for it — or fails their writes if it failed.
+   * Nothing else runs on the database until it is done.
+   */
+  async #syncLog(): Promise<void> {
+    this.#syncQueued = false;
+    const asyncSync = this.#asyncSync;
+    if (asyncSync === undefined) return;
+    try {
+      const file = beginWalSync(this.db);
+      if (file >= 0) {
+        let failure: unknown;
+        try {
+          await asyncSync(file);
+        } catch (error) {
+          failure = error ?? new Error("fdatasync failed");
+        }
+        finishWalSync(this.db, failure);
+      }
+    } catch (error) {
+      this.#failHeld(error);
+      return;
+    }
+    this.#release();
+  }
+
+  /** Sends the held replies whose writes are visible now, in order. */
+  #release(): void {
+    let visible: number;
+    try {
+      visible = commitSeqs(this.db)[0];
+    } catch (error) {
+      this.#failHeld(error);
+      return;
+    }
+    while (this.#held.length > 0 && (this.#held[0] as HeldReplies).seq <= visible) {
+      const held = this.#held.shift() as HeldReplies;
+      held.reply(held.replies);
+    }
+    if (this.#held.length > 0) this.#queueSync();
+  }
+
+  /** The deferred sync failed: every held write fails with `error` (the poisoning error). */
+  #failHeld(error: unknown): void {
+    const wire = toWire(error);
+    for (const held of this.#held.splice(0)) {
+      held.reply(held.replies.map((r): Reply => (r[1] && held.writes.has(r[0]) ? [r[0], false, wire] : r)));
+    }
   }
 }
 

@@ -1,0 +1,190 @@
+// The Promise API with the engine in the caller's thread (`engineThread: "caller"`): a synced
+// write's fsync runs in libuv's pool (`fs.fdatasync`), group-committed, never on the event
+// loop; replies wait for their sync, and writes become visible in commit order.
+import { fdatasync } from "node:fs";
+import { resolve } from "node:path";
+
+import { describe, expect, it } from "vitest";
+
+import "../src/node.js"; // registers the module's loader (for the src modules)
+import { PromiseDatabase } from "../src/api/database.js";
+import { checkOpenOptions } from "../src/arguments/open-options.js";
+import type { Environment } from "../src/engine/sync-database.js";
+import { InThreadTransport } from "../src/node/in-thread-transport.js";
+import { openNodeServer } from "../src/node/node-server.js";
+import { NodeFsStorage, type NodeFsStorageOptions } from "../src/node/node-storage.js";
+import { freshPath } from "./helpers.js";
+
+type FdatasyncFn = NonNullable<NodeFsStorageOptions["fdatasync"]>;
+
+/** Opens `location` as `open(location, { engineThread: "caller" })` does, with `fdatasync`. */
+function openCaller(location: string, fdatasyncFn: FdatasyncFn): PromiseDatabase {
+  const environment: Environment = {
+    resolve: (l) => resolve(l),
+    storage: (l, create) => new NodeFsStorage(l, { create, fdatasync: fdatasyncFn }),
+  };
+  const options = { keyEncoding: "utf8", valueEncoding: "utf8" } as const;
+  const server = openNodeServer(location, options, { environment, asyncSync: true });
+  const checked = checkOpenOptions(options);
+  return new PromiseDatabase(new InThreadTransport(server), checked.keys, checked.values);
+}
+
+/** An `fdatasync` that counts its calls and completes only when the test lets it. */
+function heldFdatasync() {
+  const waiting: (() => void)[] = [];
+  let calls = 0;
+  let failNext: NodeJS.ErrnoException | undefined;
+  const fn: FdatasyncFn = (fd, callback) => {
+    calls++;
+    const failure = failNext;
+    failNext = undefined;
+    waiting.push(() => {
+      if (failure !== undefined) {
+        callback(failure);
+      } else {
+        fdatasync(fd, callback);
+      }
+    });
+  };
+  return {
+    fn,
+    get calls() {
+      return calls;
+    },
+    get waiting() {
+      return waiting.length;
+    },
+    /** Lets every waiting sync complete. */
+    release() {
+      for (const run of waiting.splice(0)) run();
+    },
+    /** The next sync fails with `EIO`. */
+    failNextWith(code = "EIO") {
+      failNext = Object.assign(new Error(`${code}: i/o error, fdatasync`), { code });
+    },
+  };
+}
+
+/** Turns of the event loop, so the server runs what was sent (and starts its sync). */
+async function turns(n = 5): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** Tracks whether `promise` settled. */
+function track<T>(promise: Promise<T>): { settled: boolean; promise: Promise<T> } {
+  const state = { settled: false, promise };
+  promise.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  );
+  return state;
+}
+
+describe("synced writes with the engine in the caller's thread", () => {
+  it("a synced put resolves only after its fdatasync completed, and is readable after", async () => {
+    const sync = heldFdatasync();
+    const db = openCaller(freshPath("deferred"), sync.fn);
+    const put = track(db.put("k", "v", { sync: true }));
+    await turns();
+    expect(sync.waiting).toBe(1);
+    expect(put.settled).toBe(false);
+    // The event loop runs meanwhile (this test does).
+    sync.release();
+    await put.promise;
+    expect(await db.get("k")).toBe("v");
+    await db.close();
+  });
+
+  it("concurrent synced puts share fdatasync calls: fewer syncs than puts", async () => {
+    let calls = 0;
+    const db = openCaller(freshPath("deferred"), (fd, callback) => {
+      calls++;
+      fdatasync(fd, callback);
+    });
+    const writers = 8;
+    const each = 25;
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        for (let i = 0; i < each; i++) {
+          await db.put(`w${w}-${i}`, `v${i}`, { sync: true });
+        }
+      }),
+    );
+    expect(calls).toBeGreaterThan(0);
+    expect(calls).toBeLessThan((writers * each) / 2);
+    for (let w = 0; w < writers; w++) {
+      expect(await db.get(`w${w}-${each - 1}`)).toBe(`v${each - 1}`);
+    }
+    await db.close();
+  });
+
+  it("writes that arrive while a sync runs join the next one (one fdatasync for all of them)", async () => {
+    const sync = heldFdatasync();
+    const db = openCaller(freshPath("deferred"), sync.fn);
+    const first = track(db.put("first", "1", { sync: true }));
+    await turns();
+    expect(sync.calls).toBe(1);
+    const later = Array.from({ length: 10 }, (_, i) => track(db.put(`later${i}`, "2", { sync: true })));
+    await turns();
+    expect(sync.calls).toBe(1); // they wait behind the running sync
+    sync.release();
+    await first.promise;
+    await turns();
+    expect(sync.calls).toBe(2); // one more sync covers the ten
+    expect(later.some((p) => p.settled)).toBe(false);
+    sync.release();
+    await Promise.all(later.map((p) => p.promise));
+    await db.close();
+  });
+
+  it("an unsynced put committed after a pending synced put is not visible, nor acknowledged, before it", async () => {
+    const sync = heldFdatasync();
+    const db = openCaller(freshPath("deferred"), sync.fn);
+    // One message: the synced put, then an unsynced put and a read of it, committed one by one
+    // (a read between them keeps the two writes apart).
+    const synced = track(db.put("a", "1", { sync: true }));
+    const readBefore = db.get("zzz");
+    const unsynced = track(db.put("b", "2"));
+    const readB = db.get("b");
+    await turns();
+    expect(sync.waiting).toBe(1);
+    expect(synced.settled).toBe(false);
+    expect(unsynced.settled).toBe(false);
+    sync.release();
+    await Promise.all([synced.promise, unsynced.promise, readBefore]);
+    // The read ran while "a" waited for its sync: "b", behind it, was not visible yet.
+    expect(await readB).toBeUndefined();
+    expect(await db.get("b")).toBe("2");
+    expect(await db.get("a")).toBe("1");
+    await db.close();
+  });
+
+  it("a failed fdatasync fails the write with POISONED, and no later write is acknowledged", async () => {
+    const sync = heldFdatasync();
+    const db = openCaller(freshPath("deferred"), sync.fn);
+    await (async () => {
+      const ok = db.put("ok", "1", { sync: true });
+      await turns();
+      sync.release();
+      await ok;
+    })();
+    sync.failNextWith("EIO");
+    const failed = db.put("lost", "x", { sync: true });
+    const behind = db.get("zzz").then(() => db.put("behind", "y"));
+    await turns();
+    sync.release();
+    const error = await failed.then(
+      () => expect.fail("the write was acknowledged"),
+      (e: unknown) => e as { code: string; message: string },
+    );
+    expect(error.code).toBe("POISONED");
+    expect(error.message).toMatch(/EIO/);
+    await expect(behind).rejects.toMatchObject({ code: "POISONED" });
+    await expect(db.put("after", "z")).rejects.toMatchObject({ code: "POISONED" });
+    await expect(db.put("after", "z", { sync: true })).rejects.toMatchObject({ code: "POISONED" });
+    expect(await db.get("ok")).toBe("1");
+    expect(await db.get("lost")).toBeUndefined(); // never visible past the failed sync
+    expect(sync.calls).toBe(2); // nothing tried to sync again after the failure
+    await db.close().catch(() => undefined);
+  });
+});
