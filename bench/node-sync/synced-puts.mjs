@@ -1,7 +1,8 @@
 // Synced puts through Node's Promise API with the engine in the caller's thread
 // (`engineThread: "caller"`): 2,000 awaited `put(k, v, { sync: true })` one at a time, then
 // 2,000 from 8 concurrent writers (250 each), with the event loop's delay measured meanwhile
-// (perf_hooks.monitorEventLoopDelay, 1 ms resolution). Prints one JSON line per case.
+// (perf_hooks.monitorEventLoopDelay, 1 ms resolution) and how busy it was
+// (performance.eventLoopUtilization). Prints one JSON line per case.
 //
 //   node bench/node-sync/synced-puts.mjs [path/to/packages/js/dist/node.js] [directory]
 import { mkdtempSync, rmSync } from "node:fs";
@@ -24,6 +25,7 @@ async function run(name, writers) {
     await db.put("warm", value, { sync: true });
     const delay = monitorEventLoopDelay({ resolution: 1 });
     delay.enable();
+    const elu = performance.eventLoopUtilization();
     const start = performance.now();
     const per = N / writers;
     await Promise.all(
@@ -34,6 +36,7 @@ async function run(name, writers) {
       }),
     );
     const ms = performance.now() - start;
+    const busy = performance.eventLoopUtilization(elu);
     delay.disable();
     const line = {
       case: name,
@@ -45,6 +48,8 @@ async function run(name, writers) {
       loopDelayMeanMs: +(delay.mean / 1e6).toFixed(2),
       loopDelayP99Ms: +(delay.percentile(99) / 1e6).toFixed(2),
       loopDelayMaxMs: +(delay.max / 1e6).toFixed(2),
+      // Share of the time the event loop was busy (running JS or blocked in a system call).
+      loopUtilization: +busy.utilization.toFixed(3),
     };
     console.log(JSON.stringify(line));
   } finally {

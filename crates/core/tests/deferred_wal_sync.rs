@@ -36,11 +36,11 @@ fn a_synced_write_is_visible_after_the_host_sync_and_later_writes_wait_behind_it
         None,
         "queued behind the synced write"
     );
-    let sync = db
+    let file = db
         .begin_wal_sync()
         .unwrap()
         .expect("the synced write waits for a sync");
-    let result = sync.file.sync();
+    let result = file.sync();
     db.finish_wal_sync(result).unwrap();
     assert_eq!(db.commit_seqs(), (last, last));
     assert_eq!(db.get(b"a").unwrap().as_deref(), Some(&b"1"[..]));
@@ -54,9 +54,9 @@ fn a_failed_host_sync_poisons_the_database_and_its_writes_never_become_visible()
     let storage = Arc::new(FaultyStorage::new(Arc::new(MemoryStorage::new())));
     let db = open(&storage);
     db.put_opt(b"a", b"1", SYNC).unwrap();
-    let sync = db.begin_wal_sync().unwrap().unwrap();
+    let file = db.begin_wal_sync().unwrap().unwrap();
     storage.fail_next_sync();
-    let e = db.finish_wal_sync(sync.file.sync()).unwrap_err();
+    let e = db.finish_wal_sync(file.sync()).unwrap_err();
     assert_eq!(e.code(), "POISONED");
     assert_eq!(db.get(b"a").unwrap(), None);
     assert_eq!(db.put(b"c", b"3").unwrap_err().code(), "POISONED");

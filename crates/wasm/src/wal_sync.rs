@@ -33,14 +33,14 @@ pub fn db_commit_seqs(db: u32) -> JsResult<Vec<f64>> {
 #[wasm_bindgen(js_name = dbBeginWalSync)]
 pub fn db_begin_wal_sync(db: u32) -> JsResult<f64> {
     js_result(with_db(db, |entry| {
-        let Some(sync) = entry.db.begin_wal_sync()? else {
+        let Some(file) = entry.db.begin_wal_sync()? else {
             return Ok(-1.0);
         };
-        match sync.file.host_id() {
+        match file.host_id() {
             Some(id) => Ok(id as f64),
             // Not a JavaScript file (cannot happen in these bindings): sync it here.
             None => {
-                let result = sync.file.sync();
+                let result = file.sync();
                 entry.db.finish_wal_sync(result).map(|()| -1.0)
             }
         }

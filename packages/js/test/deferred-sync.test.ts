@@ -159,6 +159,23 @@ describe("synced writes with the engine in the caller's thread", () => {
     await db.close();
   });
 
+  it("a read waiting on a queue gets an item whose synced push became visible only after its sync", async () => {
+    const sync = heldFdatasync();
+    const db = openCaller(freshPath("deferred"), sync.fn);
+    const queue = await db.queue("jobs");
+    const taken = track(queue.take({ waitMs: 10_000 }));
+    await turns();
+    const pushed = track(queue.push("job", { sync: true }));
+    await turns();
+    expect(sync.waiting).toBe(1);
+    expect(taken.settled).toBe(false);
+    sync.release();
+    await pushed.promise;
+    const item = await taken.promise;
+    expect(item?.value).toBe("job");
+    await db.close();
+  });
+
   it("a failed fdatasync fails the write with POISONED, and no later write is acknowledged", async () => {
     const sync = heldFdatasync();
     const db = openCaller(freshPath("deferred"), sync.fn);

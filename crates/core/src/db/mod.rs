@@ -74,7 +74,6 @@ pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
 pub use options::{ChangeRetention, IterOptions, Options, WriteOptions};
 pub use snapshot::Snapshot;
 pub use transaction::Transaction;
-pub use wal_sync::WalSync;
 
 use crate::db::core::DbInner;
 use crate::storage::memory::MemoryStorage;

@@ -9,14 +9,6 @@ use crate::db::Db;
 use crate::storage::FileHandle;
 use crate::Result;
 
-/// A deferred sync under way: the host syncs [`WalSync::file`], then reports the outcome with
-/// [`Db::finish_wal_sync`].
-#[derive(Debug, Clone)]
-pub struct WalSync {
-    /// The log file to sync (everything written to it before the sync starts is covered).
-    pub file: FileHandle,
-}
-
 impl Db {
     /// Turns deferred syncs on or off. While on, a write returns once it is in the WAL (handed
     /// to the storage) and the memtable, but it is visible — and, if a write at or before it
@@ -39,18 +31,17 @@ impl Db {
     }
 
     /// Starts the deferred sync that waiting writes need: `None` if none needs one (writes a
-    /// sync already covered become visible now). Then the host syncs the returned file and
+    /// sync already covered become visible now). Then the host syncs the returned log file
+    /// (everything written to it before that sync starts is covered) and
     /// calls [`Db::finish_wal_sync`]; nothing else may run on the database in between (in
     /// WebAssembly: natively other threads' syncs of the log wait for it).
     /// Errors: `Poisoned` (or `Quota`) if the database is poisoned or an earlier sync of the
     /// log failed.
     #[doc(hidden)]
-    pub fn begin_wal_sync(&self) -> Result<Option<WalSync>> {
+    pub fn begin_wal_sync(&self) -> Result<Option<FileHandle>> {
         let begun = self.inner.writes.group_commit().begin_host_sync();
         let gate = self.sync_outcome(begun)?;
-        Ok(gate.map(|gate| WalSync {
-            file: gate.file().clone(),
-        }))
+        Ok(gate.map(|gate| gate.file().clone()))
     }
 
     /// Reports the outcome of the host's sync: success makes the writes it covers visible, in

@@ -341,6 +341,12 @@ export class DatabaseServer {
       return;
     }
     this.#release();
+    // Waiting reads and change feeds were told of these writes when they committed, before they
+    // were visible: they look again now.
+    const handle = this.db.db;
+    handle.queueSignals.notifyAll();
+    handle.topicSignals.notifyAll();
+    handle.commitSignals.notify("");
   }
 
   /** Sends the held replies whose writes are visible now, in order. */
