@@ -18,12 +18,16 @@ import { freshPath } from "./helpers.js";
 type FdatasyncFn = NonNullable<NodeFsStorageOptions["fdatasync"]>;
 
 /** Opens `location` as `open(location, { engineThread: "caller" })` does, with `fdatasync`. */
-function openCaller(location: string, fdatasyncFn: FdatasyncFn): PromiseDatabase {
+function openCaller(location: string, fdatasyncFn: FdatasyncFn, memtableSize?: number): PromiseDatabase {
   const environment: Environment = {
     resolve: (l) => resolve(l),
     storage: (l, create) => new NodeFsStorage(l, { create, fdatasync: fdatasyncFn }),
   };
-  const options = { keyEncoding: "utf8", valueEncoding: "utf8" } as const;
+  const options = {
+    keyEncoding: "utf8",
+    valueEncoding: "utf8",
+    ...(memtableSize === undefined ? {} : { memtableSize }),
+  } as const;
   const server = openNodeServer(location, options, { environment, asyncSync: true });
   const checked = checkOpenOptions(options);
   return new PromiseDatabase(new InThreadTransport(server), checked.keys, checked.values);
@@ -174,6 +178,36 @@ describe("synced writes with the engine in the caller's thread", () => {
     const item = await taken.promise;
     expect(item?.value).toBe("job");
     await db.close();
+  });
+
+  it("synced writes across memtable switches and maintenance all resolve, in order, and survive a reopen", async () => {
+    let calls = 0;
+    const location = freshPath("deferred");
+    const db = openCaller(
+      location,
+      (fd, callback) => {
+        calls++;
+        fdatasync(fd, callback);
+      },
+      64 * 1024,
+    );
+    const value = "v".repeat(500);
+    const writers = 4;
+    const each = 150; // ~300 KiB: several memtable switches, flushes between messages
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        for (let i = 0; i < each; i++) {
+          await db.put(`w${w}-${String(i).padStart(4, "0")}`, value, { sync: i % 2 === 0 });
+        }
+      }),
+    );
+    expect(calls).toBeGreaterThan(0);
+    await db.close();
+    const again = openCaller(location, (fd, callback) => fdatasync(fd, callback));
+    for (let w = 0; w < writers; w++) {
+      expect(await again.get(`w${w}-${String(each - 1).padStart(4, "0")}`)).toBe(value);
+    }
+    await again.close();
   });
 
   it("a failed fdatasync fails the write with POISONED, and no later write is acknowledged", async () => {
