@@ -197,10 +197,10 @@ impl GroupCommit {
 
     /// Commits `batch`: returns its first sequence number once it is in the WAL (handed to the
     /// OS; synced too when `sync`), applied through `apply`, and visible
-    /// ([`GroupCommit::visible_seq`] covers it) — with deferred syncs on, once it is in the WAL
-    /// and applied only: it is visible (and, with `sync`, durable) when
-    /// [`GroupCommit::visible_seq`] reaches its last sequence number. A batch becomes visible only when every earlier
-    /// one is, and a synced one only once its sync returned: a reader never sees a write that a
+    /// ([`GroupCommit::visible_seq`] covers it) — with deferred syncs on, once it is in the
+    /// WAL and applied only: it is visible (and, with `sync`, durable) when
+    /// [`GroupCommit::visible_seq`] reaches its last sequence number. A batch becomes visible
+    /// only when every earlier one is, and a synced one only once its sync returned: a reader never sees a write that a
     /// failed sync may still take away. If this caller leads a group, `apply` is called for
     /// every batch of the group, in sequence order, from this thread; so every caller must pass
     /// an equivalent callback, and `apply` must not call `commit` (it would deadlock).
@@ -366,20 +366,20 @@ impl GroupCommit {
         // The next group writes while this one waits for the disk; the next sync covers it too.
         self.wake_all(&st);
         drop(st);
-        let synced = self.sync_to(&target);
+        let synced = self.sync_to(&target).map(|()| target.gate.durable());
         let mut st = self.lock_state();
         self.synced(&mut st, &target.gate, synced);
         self.wake_all(&st);
         st
     }
 
-    /// After a sync of `gate` returned `result`: on success, every group waiting for what the
-    /// gate now knows durable is ready, and the ready groups are published; on failure, every
-    /// group not yet visible fails and the group commit is poisoned.
-    fn synced(&self, st: &mut State, gate: &Arc<SyncGate>, result: Result<()>) {
+    /// After a sync of `gate` returned `result` (on success, the bytes the gate knows durable,
+    /// read before the state lock was taken): every group waiting for them is ready, and the
+    /// ready groups are published; on failure, every group not yet visible fails and the
+    /// group commit is poisoned.
+    fn synced(&self, st: &mut State, gate: &Arc<SyncGate>, result: Result<u64>) {
         match result {
-            Ok(()) => {
-                let durable = gate.durable();
+            Ok(durable) => {
                 for p in &mut st.unpublished {
                     if p.sync
                         .as_ref()
@@ -633,6 +633,7 @@ impl GroupCommit {
         };
         drop(st);
         let begun = target.gate.begin(target.end);
+        let durable = target.gate.durable();
         let mut st = self.lock_state();
         match begun {
             Ok(Some(covers)) => {
@@ -640,7 +641,7 @@ impl GroupCommit {
                 Ok(Some(target.gate))
             }
             Ok(None) => {
-                self.synced(&mut st, &target.gate, Ok(()));
+                self.synced(&mut st, &target.gate, Ok(durable));
                 self.wake_all(&st);
                 Ok(None)
             }
@@ -670,11 +671,11 @@ impl GroupCommit {
         if finished.is_ok() {
             self.syncs.fetch_add(1, Ordering::Relaxed);
         }
-        let mut st = self.lock_state();
         let outcome = match &finished {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(gate.durable()),
             Err(e) => Err(repeat_error(e, "WAL sync failed")),
         };
+        let mut st = self.lock_state();
         self.synced(&mut st, &gate, outcome);
         self.wake_all(&st);
         finished
