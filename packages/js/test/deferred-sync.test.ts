@@ -12,6 +12,7 @@ import { checkOpenOptions } from "../src/arguments/open-options.js";
 import type { Environment } from "../src/engine/sync-database.js";
 import { InThreadTransport } from "../src/node/in-thread-transport.js";
 import { openNodeServer } from "../src/node/node-server.js";
+import type { DatabaseServer } from "../src/server/database-server.js";
 import { NodeFsStorage, type NodeFsStorageOptions } from "../src/node/node-storage.js";
 import { freshPath } from "./helpers.js";
 
@@ -19,6 +20,15 @@ type FdatasyncFn = NonNullable<NodeFsStorageOptions["fdatasync"]>;
 
 /** Opens `location` as `open(location, { engineThread: "caller" })` does, with `fdatasync`. */
 function openCaller(location: string, fdatasyncFn: FdatasyncFn, memtableSize?: number): PromiseDatabase {
+  return openCallerServer(location, fdatasyncFn, memtableSize).db;
+}
+
+/** {@link openCaller}, with its server (whose synchronous database reads what is visible). */
+function openCallerServer(
+  location: string,
+  fdatasyncFn: FdatasyncFn,
+  memtableSize?: number,
+): { db: PromiseDatabase; server: DatabaseServer } {
   const environment: Environment = {
     resolve: (l) => resolve(l),
     storage: (l, create) => new NodeFsStorage(l, { create, fdatasync: fdatasyncFn }),
@@ -30,7 +40,14 @@ function openCaller(location: string, fdatasyncFn: FdatasyncFn, memtableSize?: n
   } as const;
   const server = openNodeServer(location, options, { environment, asyncSync: true });
   const checked = checkOpenOptions(options);
-  return new PromiseDatabase(new InThreadTransport(server), checked.keys, checked.values);
+  return { db: new PromiseDatabase(new InThreadTransport(server), checked.keys, checked.values), server };
+}
+
+const utf8 = new TextEncoder();
+/** What the server's database shows readers of `key` now (the visible state), as a string. */
+function visible(server: DatabaseServer, key: string): string | undefined {
+  const value = server.db.get(utf8.encode(key)) as Uint8Array | undefined;
+  return value === undefined ? undefined : new TextDecoder().decode(value);
 }
 
 /** An `fdatasync` that counts its calls and completes only when the test lets it. */
@@ -141,25 +158,37 @@ describe("synced writes with the engine in the caller's thread", () => {
     await db.close();
   });
 
-  it("an unsynced put committed after a pending synced put is not visible, nor acknowledged, before it", async () => {
+  it("an unsynced put issued after a pending synced put is neither visible nor acknowledged before it", async () => {
     const sync = heldFdatasync();
-    const db = openCaller(freshPath("deferred"), sync.fn);
-    // One message: the synced put, then an unsynced put and a read of it, committed one by one
-    // (a read between them keeps the two writes apart).
+    const { db, server } = openCallerServer(freshPath("deferred"), sync.fn);
     const synced = track(db.put("a", "1", { sync: true }));
-    const readBefore = db.get("zzz");
-    const unsynced = track(db.put("b", "2"));
-    const readB = db.get("b");
+    const sameTurn = track(db.put("b", "2")); // committed with "a" (one message)
     await turns();
     expect(sync.waiting).toBe(1);
-    expect(synced.settled).toBe(false);
-    expect(unsynced.settled).toBe(false);
+    const laterTurn = track(db.put("c", "3")); // arrives while the sync runs
+    await turns();
+    // Readers see none of them while "a"'s sync runs; no promise has resolved.
+    expect([visible(server, "a"), visible(server, "b"), visible(server, "c")]).toEqual([undefined, undefined, undefined]);
+    expect([synced.settled, sameTurn.settled, laterTurn.settled]).toEqual([false, false, false]);
     sync.release();
-    await Promise.all([synced.promise, unsynced.promise, readBefore]);
-    // The read ran while "a" waited for its sync: "b", behind it, was not visible yet.
-    expect(await readB).toBeUndefined();
-    expect(await db.get("b")).toBe("2");
-    expect(await db.get("a")).toBe("1");
+    await Promise.all([synced.promise, sameTurn.promise]);
+    expect([visible(server, "a"), visible(server, "b")]).toEqual(["1", "2"]);
+    await laterTurn.promise;
+    expect(visible(server, "c")).toBe("3");
+    await db.close();
+  });
+
+  it("a read issued after a synced put in the same turn sees it: it runs after the put's sync", async () => {
+    const sync = heldFdatasync();
+    const db = openCaller(freshPath("deferred"), sync.fn);
+    const put = track(db.put("a", "1", { sync: true }));
+    const read = track(db.get("a"));
+    await turns();
+    expect(sync.waiting).toBe(1);
+    expect([put.settled, read.settled]).toEqual([false, false]);
+    sync.release();
+    expect(await read.promise).toBe("1");
+    await put.promise;
     await db.close();
   });
 

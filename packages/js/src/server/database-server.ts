@@ -18,7 +18,9 @@
  * meanwhile, and the messages that arrive meanwhile wait in the queue, to be committed together
  * and covered by the next sync (group commit). When it succeeds the held replies go out in
  * order; when it fails the database is poisoned (every later write fails) and the held
- * messages' writes fail with the poisoning error. Reads see visible writes only, as always.
+ * messages' writes fail with the poisoning error. Reads see visible writes only, as always; and
+ * in a message, a request other than a write that follows writes waiting for their sync runs
+ * after that sync (awaited, off this thread), so it sees them as it would without deferral.
  *
  * @module
  */
@@ -240,6 +242,14 @@ export class DatabaseServer {
       const request = todo[i] as RequestMessage;
       const [id, op, args] = request;
       const tracked = client.tracked && merges(op);
+      if (this.#asyncSync !== undefined && !mergeable(request) && this.#waitingForSync()) {
+        // Anything but a write sees the writes before it, as without deferred syncs: their sync
+        // runs first (off this thread; the server waits, the event loop does not).
+        const failure = await this.#syncPending();
+        if (failure !== undefined) {
+          this.#failWrites(todo.slice(0, i), replies, failure);
+        }
+      }
       try {
         const ready = this.#stopped ? undefined : this.#host.prepare?.(op, args);
         if (ready !== undefined) {
@@ -300,11 +310,7 @@ export class DatabaseServer {
       reply(replies);
       return;
     }
-    const writes = new Set<number>();
-    for (const [id, op, args] of requests) {
-      if (merges(op) || bytesWritten(op, args) > 0) writes.add(id);
-    }
-    this.#held.push({ seq, replies, writes, reply });
+    this.#held.push({ seq, replies, writes: writeIds(requests), reply });
     this.#queueSync();
   }
 
@@ -323,8 +329,27 @@ export class DatabaseServer {
    */
   async #syncLog(): Promise<void> {
     this.#syncQueued = false;
+    await this.#syncPending();
+  }
+
+  /** Whether writes committed so far wait for a deferred sync (`false` if that cannot be known). */
+  #waitingForSync(): boolean {
+    try {
+      const [visible, last] = commitSeqs(this.db);
+      return visible < last;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Runs the deferred sync that committed writes wait for (none: publishes what a sync covered
+   * already), then sends the held replies it made visible, or fails their writes if it failed;
+   * returns the failure. Nothing else runs on the database meanwhile (the caller is a job).
+   */
+  async #syncPending(): Promise<unknown> {
     const asyncSync = this.#asyncSync;
-    if (asyncSync === undefined) return;
+    if (asyncSync === undefined) return undefined;
     try {
       const file = beginWalSync(this.db);
       if (file >= 0) {
@@ -338,7 +363,7 @@ export class DatabaseServer {
       }
     } catch (error) {
       this.#failHeld(error);
-      return;
+      return error;
     }
     this.#release();
     // Waiting reads and change feeds were told of these writes when they committed, before they
@@ -347,6 +372,17 @@ export class DatabaseServer {
     handle.queueSignals.notifyAll();
     handle.topicSignals.notifyAll();
     handle.commitSignals.notify("");
+    return undefined;
+  }
+
+  /** The sync of `requests`' writes failed: their successful replies in `replies` fail. */
+  #failWrites(requests: readonly RequestMessage[], replies: Reply[], error: unknown): void {
+    const wire = toWire(error);
+    const writes = writeIds(requests);
+    for (let i = 0; i < replies.length; i++) {
+      const r = replies[i] as Reply;
+      if (r[1] && writes.has(r[0])) replies[i] = [r[0], false, wire];
+    }
   }
 
   /** Sends the held replies whose writes are visible now, in order. */
@@ -372,6 +408,15 @@ export class DatabaseServer {
       held.reply(held.replies.map((r): Reply => (r[1] && held.writes.has(r[0]) ? [r[0], false, wire] : r)));
     }
   }
+}
+
+/** The ids of `requests` that write. */
+function writeIds(requests: readonly RequestMessage[]): Set<number> {
+  const ids = new Set<number>();
+  for (const [id, op, args] of requests) {
+    if (merges(op) || bytesWritten(op, args) > 0) ids.add(id);
+  }
+  return ids;
 }
 
 /**
