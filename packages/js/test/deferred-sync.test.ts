@@ -239,6 +239,18 @@ describe("synced writes with the engine in the caller's thread", () => {
     await again.close();
   });
 
+  it("a synced queue push whose fdatasync fails is not acknowledged", async () => {
+    const sync = heldFdatasync();
+    const db = openCaller(freshPath("deferred"), sync.fn);
+    const queue = await db.queue("jobs");
+    sync.failNextWith("EIO");
+    const pushed = queue.push("job", { sync: true });
+    await turns();
+    sync.release();
+    await expect(pushed).rejects.toMatchObject({ code: "POISONED" });
+    await db.close().catch(() => undefined);
+  });
+
   it("a failed fdatasync fails the write with POISONED, and no later write is acknowledged", async () => {
     const sync = heldFdatasync();
     const db = openCaller(freshPath("deferred"), sync.fn);

@@ -82,7 +82,7 @@ interface HeldReplies {
   /** The last sequence number assigned when the message was done. */
   readonly seq: number;
   readonly replies: Reply[];
-  /** The ids of its requests that write (failed if the sync fails). */
+  /** The ids of its requests that committed something (failed if the sync fails). */
   readonly writes: ReadonlySet<number>;
   readonly reply: (replies: Reply[]) => void;
 }
@@ -208,6 +208,8 @@ export class DatabaseServer {
     reply: (replies: Reply[]) => void,
   ): Promise<void> {
     const replies: Reply[] = [];
+    /** Deferred syncs: the requests of this message that committed something. */
+    const wrote = new Set<number>();
     let written = 0;
     if (keyspaces !== undefined && !this.#stopped) {
       this.#executor.declare(client, keyspaces);
@@ -227,6 +229,7 @@ export class DatabaseServer {
         const failure = this.#writes.commitMerged(client, run);
         if (failure === undefined || !isRejection(failure)) {
           for (const [id] of run) {
+            wrote.add(id);
             replies.push(failure === undefined ? [id, true, undefined] : [id, false, toWire(failure)]);
           }
           if (failure === undefined) {
@@ -247,9 +250,10 @@ export class DatabaseServer {
         // runs first (off this thread; the server waits, the event loop does not).
         const failure = await this.#syncPending();
         if (failure !== undefined) {
-          this.#failWrites(todo.slice(0, i), replies, failure);
+          this.#failWrites(wrote, replies, failure);
         }
       }
+      const lastBefore = this.#asyncSync === undefined ? 0 : this.#lastSeq();
       try {
         const ready = this.#stopped ? undefined : this.#host.prepare?.(op, args);
         if (ready !== undefined) {
@@ -276,13 +280,14 @@ export class DatabaseServer {
             result = await result;
           }
         }
+        if (this.#asyncSync !== undefined && this.#lastSeq() !== lastBefore) wrote.add(id);
         replies.push([id, true, result]);
         written += bytesWritten(op, args);
       } catch (error) {
         replies.push([id, false, toWire(error)]);
       }
     }
-    this.#answer(todo, replies, reply);
+    this.#answer(wrote, replies, reply);
     this.#maintenance?.served(written);
     this.#host.afterMessage?.();
   }
@@ -291,7 +296,7 @@ export class DatabaseServer {
    * Sends a message's replies, or holds them (deferred syncs) until the writes committed by now
    * are visible, queuing the sync they wait for.
    */
-  #answer(requests: readonly RequestMessage[], replies: Reply[], reply: (replies: Reply[]) => void): void {
+  #answer(wrote: ReadonlySet<number>, replies: Reply[], reply: (replies: Reply[]) => void): void {
     if (this.#asyncSync === undefined) {
       reply(replies);
       return;
@@ -310,7 +315,7 @@ export class DatabaseServer {
       reply(replies);
       return;
     }
-    this.#held.push({ seq, replies, writes: writeIds(requests), reply });
+    this.#held.push({ seq, replies, writes: wrote, reply });
     this.#queueSync();
   }
 
@@ -330,6 +335,15 @@ export class DatabaseServer {
   async #syncLog(): Promise<void> {
     this.#syncQueued = false;
     await this.#syncPending();
+  }
+
+  /** The last sequence number assigned (a request that changes it committed a write); -1 if unknown. */
+  #lastSeq(): number {
+    try {
+      return commitSeqs(this.db)[1];
+    } catch {
+      return -1;
+    }
   }
 
   /** Whether writes committed so far wait for a deferred sync (`false` if that cannot be known). */
@@ -375,10 +389,9 @@ export class DatabaseServer {
     return undefined;
   }
 
-  /** The sync of `requests`' writes failed: their successful replies in `replies` fail. */
-  #failWrites(requests: readonly RequestMessage[], replies: Reply[], error: unknown): void {
+  /** The sync of requests `writes` failed: their successful replies in `replies` fail. */
+  #failWrites(writes: ReadonlySet<number>, replies: Reply[], error: unknown): void {
     const wire = toWire(error);
-    const writes = writeIds(requests);
     for (let i = 0; i < replies.length; i++) {
       const r = replies[i] as Reply;
       if (r[1] && writes.has(r[0])) replies[i] = [r[0], false, wire];
@@ -408,15 +421,6 @@ export class DatabaseServer {
       held.reply(held.replies.map((r): Reply => (r[1] && held.writes.has(r[0]) ? [r[0], false, wire] : r)));
     }
   }
-}
-
-/** The ids of `requests` that write. */
-function writeIds(requests: readonly RequestMessage[]): Set<number> {
-  const ids = new Set<number>();
-  for (const [id, op, args] of requests) {
-    if (merges(op) || bytesWritten(op, args) > 0) ids.add(id);
-  }
-  return ids;
 }
 
 /**
