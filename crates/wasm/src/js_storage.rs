@@ -123,7 +123,7 @@ impl JsStorage {
 /// Translates what a host method threw into the core's error: `ENOENT` → `NotFound`,
 /// `EEXIST` → `AlreadyExists`, `LOCKED` → `Locked`, `ENOSPC`/`QUOTA` → an I/O error of kind
 /// `StorageFull` (code `QUOTA`), anything else → an I/O error keeping the code and message.
-fn host_error(op: &'static str, file: &str, thrown: &JsValue) -> Error {
+pub(crate) fn host_error(op: &'static str, file: &str, thrown: &JsValue) -> Error {
     let code = Reflect::get(thrown, &JsValue::from_str("code"))
         .ok()
         .and_then(|c| c.as_string())
@@ -339,6 +339,10 @@ struct JsFile {
 impl StorageFile for JsFile {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn host_id(&self) -> Option<u64> {
+        Some(u64::from(self.id))
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<usize> {

@@ -44,6 +44,8 @@ mod topics;
 #[cfg(target_arch = "wasm32")]
 mod verify;
 #[cfg(target_arch = "wasm32")]
+mod wal_sync;
+#[cfg(target_arch = "wasm32")]
 mod wire;
 
 use std::sync::{Mutex, PoisonError};

@@ -117,7 +117,9 @@ export function open(
     const directory = resolve(location);
     const transport =
       checked.engineThread === "caller"
-        ? new InThreadTransport(openNodeServer(directory, options, { jobs: new MaintenanceRunner(directory) }))
+        ? new InThreadTransport(
+            openNodeServer(directory, options, { jobs: new MaintenanceRunner(directory), asyncSync: true }),
+          )
         : await WorkerTransport.open(directory, options);
     const db = new PromiseDatabase(transport, checked.keys, checked.values);
     await PromiseDatabase.checkEncodings(db);

@@ -47,6 +47,7 @@ mod read;
 mod read_only;
 pub(crate) mod recovery;
 mod switch;
+mod wal_sync;
 mod write;
 
 // The public types, and the seams of the layers built on the engine.

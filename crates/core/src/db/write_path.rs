@@ -80,6 +80,11 @@ impl WritePath {
         self.commit.exclusive(f)
     }
 
+    /// The group commit itself (deferred syncs: `wal_sync.rs`).
+    pub(crate) fn group_commit(&self) -> &GroupCommit {
+        &self.commit
+    }
+
     /// Makes everything written to the live WAL so far durable, without stopping commits.
     pub(crate) fn sync_written(&self) -> Result<()> {
         self.commit.sync_written()

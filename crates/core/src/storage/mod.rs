@@ -111,6 +111,13 @@ pub trait StorageFile: MaybeSend + MaybeSync + std::fmt::Debug {
     /// Makes every byte written so far durable (fdatasync; `F_FULLFSYNC` on Apple platforms).
     fn sync(&self) -> Result<()>;
 
+    /// The number this open file has for whoever hosts the storage (the WebAssembly bindings'
+    /// JavaScript file id), for a host that syncs the file itself (deferred WAL syncs:
+    /// [`crate::Db::begin_wal_sync`]); `None` (the default) where there is no such host.
+    fn host_id(&self) -> Option<u64> {
+        None
+    }
+
     /// The current size in bytes.
     fn size(&self) -> Result<u64>;
 

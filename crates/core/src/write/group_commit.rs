@@ -18,6 +18,20 @@
 //!
 //! Uses `std::sync::Mutex` and `Condvar`; in WebAssembly (one thread) every caller finds the
 //! queue empty, leads its own group, and never waits.
+//!
+//! # Deferred syncs
+//!
+//! With [`GroupCommit::set_deferred_sync`] on (a host whose thread must not wait on the disk:
+//! Node's event loop), a commit returns as soon as its group is written and applied, before
+//! it is visible, and a group that asked for `sync` is not synced by its leader: it waits, not
+//! visible, with every later group queued behind it, until the host runs the sync itself
+//! ([`GroupCommit::begin_host_sync`], the file's sync wherever the host likes, then
+//! [`GroupCommit::finish_host_sync`]) — one sync for every group written before it started.
+//! Success makes the waiting groups visible in order; failure is a failed sync as above (the
+//! log's gate remembers it, the group commit is poisoned, nothing past it becomes visible).
+//! The synchronous path is the same code with the sync run inline by the leader; and work that
+//! needs every group visible ([`GroupCommit::exclusive`]: a memtable switch) runs a pending
+//! deferred sync inline first.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -56,15 +70,16 @@ struct Pending {
     sync: bool,
 }
 
-/// A written group waiting to become visible: once it is `ready` (written, and synced if one
-/// of its writers asked) and every earlier group is visible.
+/// A written group waiting to become visible: once it is ready (written, and synced if one
+/// of its writers asked: `sync` is `None`) and every earlier group is visible.
 struct Publication {
-    /// The group's writers: `(ticket, first sequence number)`.
+    /// The group's writers waiting for their result: `(ticket, first sequence number)` (none
+    /// with deferred syncs: those writers had theirs when the group was written).
     members: Vec<(u64, u64)>,
     /// The last sequence number the group used (the visible one once it is published).
     last_seq: u64,
-    ready: bool,
-    id: u64,
+    /// Where the log must be durable before the group is ready; `None` once it is.
+    sync: Option<SyncTarget>,
 }
 
 /// Hashes a ticket (unique, sequential) with one multiplication.
@@ -102,7 +117,10 @@ struct State {
     poisoned: Option<Error>,
     /// Written groups not yet visible, in commit order.
     unpublished: VecDeque<Publication>,
-    next_publication: u64,
+    /// Syncs are the host's (module doc, "Deferred syncs").
+    deferred: bool,
+    /// The host's sync under way: the gate and what it covers ([`SyncGate::begin`]).
+    host_sync: Option<(Arc<SyncGate>, u64)>,
 }
 
 /// Longest a sync waits for concurrent writers to append before it starts.
@@ -119,6 +137,7 @@ impl Drop for DecrementOnDrop<'_> {
 }
 
 /// A group's WAL end and the log's gate, when a writer in it asked for `sync`.
+#[derive(Clone)]
 struct SyncTarget {
     end: u64,
     gate: Arc<SyncGate>,
@@ -163,7 +182,8 @@ impl GroupCommit {
                 next_seq: last_seq + 1,
                 poisoned: None,
                 unpublished: VecDeque::new(),
-                next_publication: 0,
+                deferred: false,
+                host_sync: None,
             }),
             wake: Condvar::new(),
             wal: Mutex::new(wal),
@@ -177,8 +197,10 @@ impl GroupCommit {
 
     /// Commits `batch`: returns its first sequence number once it is in the WAL (handed to the
     /// OS; synced too when `sync`), applied through `apply`, and visible
-    /// ([`GroupCommit::visible_seq`] covers it). A batch becomes visible only when every earlier
-    /// one is, and a synced one only once its sync returned: a reader never sees a write that a
+    /// ([`GroupCommit::visible_seq`] covers it) — with deferred syncs on, once it is in the
+    /// WAL and applied only: it is visible (and, with `sync`, durable) when
+    /// [`GroupCommit::visible_seq`] reaches its last sequence number. A batch becomes visible
+    /// only when every earlier one is, and a synced one only once its sync returned: a reader never sees a write that a
     /// failed sync may still take away. If this caller leads a group, `apply` is called for
     /// every batch of the group, in sequence order, from this thread; so every caller must pass
     /// an equivalent callback, and `apply` must not call `commit` (it would deadlock).
@@ -319,41 +341,63 @@ impl GroupCommit {
         // The batches are in the log and the memtable: their buffers go, the vector stays.
         group.clear();
         st.spare_groups.push(group);
-        let id = st.next_publication;
-        st.next_publication += 1;
+        if st.deferred {
+            // The writers return now; the host syncs (and the group becomes visible) later.
+            self.commits
+                .fetch_add(members.len() as u64, Ordering::Relaxed);
+            for &(ticket, seq) in &members {
+                st.done.insert(ticket, Ok(seq));
+            }
+            members.clear();
+        }
         st.unpublished.push_back(Publication {
             members,
             last_seq: next - 1,
-            ready: target.is_none(),
-            id,
+            sync: target.clone(),
         });
-        let Some(target) = target else {
-            self.publish_ready(&mut st);
-            self.wake_all(&st);
-            return st;
+        let target = match target {
+            Some(target) if !st.deferred => target,
+            _ => {
+                self.publish_ready(&mut st);
+                self.wake_all(&st);
+                return st;
+            }
         };
         // The next group writes while this one waits for the disk; the next sync covers it too.
         self.wake_all(&st);
         drop(st);
-        let synced = self.sync_to(&target);
+        let synced = self.sync_to(&target).map(|()| target.gate.durable());
         let mut st = self.lock_state();
-        match synced {
-            Ok(()) => {
-                if let Some(p) = st.unpublished.iter_mut().find(|p| p.id == id) {
-                    p.ready = true;
-                }
-                self.publish_ready(&mut st);
-            }
-            Err(e) => self.fail_unpublished(&mut st, &e),
-        }
+        self.synced(&mut st, &target.gate, synced);
         self.wake_all(&st);
         st
+    }
+
+    /// After a sync of `gate` returned `result` (on success, the bytes the gate knows durable,
+    /// read before the state lock was taken): every group waiting for them is ready, and the
+    /// ready groups are published; on failure, every group not yet visible fails and the
+    /// group commit is poisoned.
+    fn synced(&self, st: &mut State, gate: &Arc<SyncGate>, result: Result<u64>) {
+        match result {
+            Ok(durable) => {
+                for p in &mut st.unpublished {
+                    if p.sync
+                        .as_ref()
+                        .is_some_and(|t| Arc::ptr_eq(&t.gate, gate) && t.end <= durable)
+                    {
+                        p.sync = None;
+                    }
+                }
+                self.publish_ready(st);
+            }
+            Err(e) => self.fail_unpublished(st, &e),
+        }
     }
 
     /// Publishes the ready groups at the head of the queue: raises the visible sequence number
     /// and hands their writers their results.
     fn publish_ready(&self, st: &mut State) {
-        while st.unpublished.front().is_some_and(|p| p.ready) {
+        while st.unpublished.front().is_some_and(|p| p.sync.is_none()) {
             let Some(p) = st.unpublished.pop_front() else {
                 break;
             };
@@ -454,6 +498,22 @@ impl GroupCommit {
     fn lead_alone(&self, drained: bool) -> Result<MutexGuard<'_, State>> {
         let mut st = self.lock_state();
         while st.leading || (drained && !st.unpublished.is_empty() && st.poisoned.is_none()) {
+            if !st.leading && st.deferred {
+                // Groups wait for a deferred sync: run it here (its failure poisons), unless
+                // the host's is under way (natively, wait for it; with one thread, nothing could
+                // finish it).
+                if st.host_sync.is_none() {
+                    drop(st);
+                    let _ = self.sync_for_host();
+                    st = self.lock_state();
+                    continue;
+                }
+                if cfg!(target_arch = "wasm32") {
+                    return Err(Error::Closed(
+                        "a deferred WAL sync is under way: report it before this runs".into(),
+                    ));
+                }
+            }
             st = self.wait(st);
         }
         if let Some(e) = &st.poisoned {
@@ -542,6 +602,102 @@ impl GroupCommit {
         gate.sync(gate.written())
     }
 
+    /// Turns deferred syncs on or off (module doc, "Deferred syncs"). Turning them off runs a
+    /// pending deferred sync first (its failure is returned, and poisons).
+    pub fn set_deferred_sync(&self, on: bool) -> Result<()> {
+        if !on {
+            self.sync_for_host()?;
+        }
+        self.lock_state().deferred = on;
+        Ok(())
+    }
+
+    /// Starts the sync that groups written with deferred syncs wait for: `Ok(None)` when none
+    /// waits (or a sync already covered them: they are published now); else the log's gate,
+    /// whose file the host must now sync — everything written to it before that sync starts
+    /// is covered — and then report with [`GroupCommit::finish_host_sync`]. No other sync of
+    /// the log runs meanwhile. Errors: the poisoning error; a host sync already under way
+    /// (`Closed`); a failed earlier sync of the log (which poisons, failing the waiting groups).
+    pub fn begin_host_sync(&self) -> Result<Option<Arc<SyncGate>>> {
+        let st = self.lock_state();
+        if let Some(e) = &st.poisoned {
+            return Err(poisoned_error(e));
+        }
+        if st.host_sync.is_some() {
+            return Err(Error::Closed(
+                "a deferred WAL sync is under way already".into(),
+            ));
+        }
+        let Some(target) = st.unpublished.iter().rev().find_map(|p| p.sync.clone()) else {
+            return Ok(None);
+        };
+        drop(st);
+        let begun = target.gate.begin(target.end);
+        let durable = target.gate.durable();
+        let mut st = self.lock_state();
+        match begun {
+            Ok(Some(covers)) => {
+                st.host_sync = Some((Arc::clone(&target.gate), covers));
+                Ok(Some(target.gate))
+            }
+            Ok(None) => {
+                self.synced(&mut st, &target.gate, Ok(durable));
+                self.wake_all(&st);
+                Ok(None)
+            }
+            Err(e) => {
+                self.synced(
+                    &mut st,
+                    &target.gate,
+                    Err(repeat_error(&e, "WAL sync failed")),
+                );
+                self.wake_all(&st);
+                Err(e)
+            }
+        }
+    }
+
+    /// Reports the outcome of the sync [`GroupCommit::begin_host_sync`] started: on success
+    /// the groups written before it started are ready and become visible in order; a failure
+    /// is remembered by the log's gate, poisons the group commit, fails every group not yet
+    /// visible, and is returned. Errors also if no host sync is under way (`InvalidArgument`).
+    pub fn finish_host_sync(&self, result: Result<()>) -> Result<()> {
+        let Some((gate, covers)) = self.lock_state().host_sync.take() else {
+            return Err(Error::InvalidArgument(
+                "no deferred WAL sync is under way".into(),
+            ));
+        };
+        let finished = gate.finish(covers, result);
+        if finished.is_ok() {
+            self.syncs.fetch_add(1, Ordering::Relaxed);
+        }
+        let outcome = match &finished {
+            Ok(()) => Ok(gate.durable()),
+            Err(e) => Err(repeat_error(e, "WAL sync failed")),
+        };
+        let mut st = self.lock_state();
+        self.synced(&mut st, &gate, outcome);
+        self.wake_all(&st);
+        finished
+    }
+
+    /// Runs the sync that groups written with deferred syncs wait for, inline (the host's sync,
+    /// in this thread): what work that needs every group visible does first.
+    pub fn sync_for_host(&self) -> Result<()> {
+        match self.begin_host_sync()? {
+            None => Ok(()),
+            Some(gate) => {
+                let result = gate.file().sync();
+                self.finish_host_sync(result)
+            }
+        }
+    }
+
+    /// The last sequence number assigned to a batch (visible or not yet).
+    pub fn last_seq(&self) -> u64 {
+        self.lock_state().next_seq - 1
+    }
+
     /// Makes `seq` the last sequence number used and visible. Only for a database nothing
     /// commits to (a read-only open catching up with its writer).
     pub fn set_visible_seq(&self, seq: u64) {
@@ -619,6 +775,7 @@ impl Drop for PanicGuard<'_, '_> {
 mod tests {
     use super::*;
     use crate::memtable::MemTable;
+    use crate::storage::faulty::FaultyStorage;
     use crate::storage::memory::MemoryStorage;
     use crate::write::wal::WalOptions;
 
@@ -674,6 +831,132 @@ mod tests {
         assert!(e.to_string().contains("boom"));
         assert!(gc.exclusive(|_, _| Ok(())).is_err());
         assert_eq!(gc.visible_seq(), 0);
+    }
+
+    /// A group commit with deferred syncs on, over `storage`, and a memtable to apply to.
+    fn deferred(storage: &dyn crate::storage::Storage) -> (GroupCommit, MemTable) {
+        let wal = WalWriter::create(storage, 1, 1, WalOptions::default()).unwrap();
+        let gc = GroupCommit::new(wal, 0);
+        gc.set_deferred_sync(true).unwrap();
+        (gc, MemTable::new())
+    }
+
+    #[test]
+    fn a_deferred_synced_write_becomes_visible_after_the_host_sync_with_later_writes_behind_it() {
+        let s = MemoryStorage::new();
+        let (gc, mem) = deferred(&s);
+        let mut apply = |seq: u64, b: &WriteBatch| {
+            mem.apply(seq, b);
+            Ok(())
+        };
+        assert_eq!(
+            gc.begin_host_sync().unwrap().map(|_| ()),
+            None,
+            "nothing waits"
+        );
+        assert_eq!(gc.commit(put(b"a"), true, &mut apply).unwrap(), 1);
+        // Not synced: in the log and the memtable, not visible; a later unsynced write waits.
+        assert_eq!(gc.commit(put(b"b"), false, &mut apply).unwrap(), 2);
+        assert_eq!(gc.commit(put(b"c"), true, &mut apply).unwrap(), 3);
+        assert_eq!((gc.visible_seq(), gc.last_seq(), mem.len()), (0, 3, 3));
+        assert_eq!(gc.stats().syncs, 0);
+        let gate = gc.begin_host_sync().unwrap().expect("a sync is needed");
+        assert!(gc.begin_host_sync().is_err(), "one host sync at a time");
+        // Written while the host syncs: the next sync's.
+        assert_eq!(gc.commit(put(b"d"), true, &mut apply).unwrap(), 4);
+        let result = gate.file().sync();
+        gc.finish_host_sync(result).unwrap();
+        assert_eq!(
+            gc.visible_seq(),
+            3,
+            "what was written before the sync started"
+        );
+        let gate = gc.begin_host_sync().unwrap().expect("d waits");
+        gc.finish_host_sync(gate.file().sync()).unwrap();
+        assert_eq!(gc.visible_seq(), 4);
+        assert_eq!(gc.begin_host_sync().unwrap().map(|_| ()), None);
+        assert_eq!(
+            gc.stats(),
+            GroupCommitStats {
+                commits: 4,
+                groups: 4,
+                syncs: 2
+            }
+        );
+        assert!(gc.finish_host_sync(Ok(())).is_err(), "no sync under way");
+    }
+
+    #[test]
+    fn unsynced_deferred_writes_are_visible_at_once_when_no_sync_waits() {
+        let s = MemoryStorage::new();
+        let (gc, _mem) = deferred(&s);
+        let mut apply = |_: u64, _: &WriteBatch| Ok(());
+        gc.commit(put(b"a"), false, &mut apply).unwrap();
+        assert_eq!(gc.visible_seq(), 1);
+        assert_eq!(gc.stats().syncs, 0);
+    }
+
+    #[test]
+    fn a_failed_host_sync_fails_the_waiting_writes_and_poisons() {
+        let s = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+        let (gc, _mem) = deferred(&s);
+        let mut apply = |_: u64, _: &WriteBatch| Ok(());
+        gc.commit(put(b"a"), false, &mut apply).unwrap();
+        gc.commit(put(b"b"), true, &mut apply).unwrap();
+        gc.commit(put(b"c"), false, &mut apply).unwrap();
+        let gate = gc.begin_host_sync().unwrap().unwrap();
+        s.fail_next_sync();
+        let e = gc.finish_host_sync(gate.file().sync()).unwrap_err();
+        assert_eq!(e.code(), "IO");
+        assert_eq!(
+            gc.visible_seq(),
+            1,
+            "nothing past the failed sync becomes visible"
+        );
+        assert_eq!(gc.poisoned().map(|e| e.code()), Some("IO"));
+        assert!(gc.commit(put(b"d"), true, &mut apply).is_err());
+        assert!(gc.begin_host_sync().is_err());
+        // The gate remembers: a later sync of the log is never trusted.
+        assert!(gate.sync(gate.written()).is_err());
+        assert_eq!(gc.visible_seq(), 1);
+    }
+
+    #[test]
+    fn work_that_needs_every_write_visible_runs_a_waiting_deferred_sync_inline() {
+        let s = MemoryStorage::new();
+        let (gc, _mem) = deferred(&s);
+        let mut apply = |_: u64, _: &WriteBatch| Ok(());
+        gc.commit(put(b"a"), true, &mut apply).unwrap();
+        gc.commit(put(b"b"), false, &mut apply).unwrap();
+        let last = gc.exclusive(|_, last| Ok(last)).unwrap();
+        assert_eq!((last, gc.visible_seq(), gc.stats().syncs), (2, 2, 1));
+        gc.commit(put(b"c"), true, &mut apply).unwrap();
+        gc.set_deferred_sync(false).unwrap();
+        assert_eq!(gc.visible_seq(), 3, "turning deferral off syncs what waits");
+        assert_eq!(gc.commit(put(b"d"), true, &mut apply).unwrap(), 4);
+        assert_eq!((gc.visible_seq(), gc.stats().syncs), (4, 3));
+    }
+
+    #[test]
+    fn a_sync_of_the_log_by_another_path_covers_the_deferred_writes_before_it() {
+        // Close or a memtable switch syncs through the same gate: the host's next
+        // begin_host_sync finds the waiting writes durable and publishes them.
+        let s = MemoryStorage::new();
+        let (gc, _mem) = deferred(&s);
+        let mut apply = |_: u64, _: &WriteBatch| Ok(());
+        gc.commit(put(b"a"), true, &mut apply).unwrap();
+        gc.sync_written().unwrap();
+        assert_eq!(
+            gc.visible_seq(),
+            0,
+            "the gate is durable; the group waits for the report"
+        );
+        assert_eq!(
+            gc.begin_host_sync().unwrap().map(|_| ()),
+            None,
+            "covered already"
+        );
+        assert_eq!(gc.visible_seq(), 1);
     }
 
     #[cfg(not(target_arch = "wasm32"))]

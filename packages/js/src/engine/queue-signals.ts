@@ -39,6 +39,16 @@ export class QueueSignals {
     };
   }
 
+  /**
+   * Tells every listener (writes became visible later than they committed: deferred WAL syncs,
+   * `../server/database-server.ts`); a listener woken for nothing tries again and waits on.
+   */
+  notifyAll(): void {
+    for (const set of [...this.#listeners.values()]) {
+      for (const listener of [...set]) listener();
+    }
+  }
+
   /** Items may have come to queue `name`: tells its listeners. */
   notify(name: string): void {
     const set = this.#listeners.get(name);

@@ -421,3 +421,36 @@ export function reservedKeyspace(db: SyncDatabaseImpl, name: string): StoreImpl 
   const index = db.db.write(() => wasm.dbKeyspace(db.db.id, name, true));
   return new StoreImpl(db.db, index, name, keyCodec("binary"), valueCodec("binary"));
 }
+
+/**
+ * Deferred WAL syncs of `db` (`crates/wasm/src/wal_sync.rs`), for a server whose thread must
+ * not wait on the disk: while on, a write returns once it is in the log and the memtable, and
+ * is visible (durable, if it asked) once {@link commitSeqs}' visible number reaches the last
+ * number assigned when it returned.
+ */
+export function setDeferredSync(db: SyncDatabaseImpl, on: boolean): void {
+  db.db.call(() => wasm.dbSetDeferredSync(db.db.id, on));
+}
+
+/** `[visible, last assigned]` sequence numbers of `db`. */
+export function commitSeqs(db: SyncDatabaseImpl): readonly [number, number] {
+  const seqs = db.db.call(() => wasm.dbCommitSeqs(db.db.id));
+  return [seqs[0] ?? 0, seqs[1] ?? 0];
+}
+
+/**
+ * Starts the deferred sync that waiting writes need: the storage host's id of the file to sync
+ * (then report with {@link finishWalSync}, running nothing else on `db` in between), or `-1` if
+ * none is needed. Throws the poisoning error.
+ */
+export function beginWalSync(db: SyncDatabaseImpl): number {
+  return db.db.call(() => wasm.dbBeginWalSync(db.db.id));
+}
+
+/**
+ * Reports the outcome of the sync {@link beginWalSync} started (`error`: what the sync threw,
+ * `undefined` on success). A failure poisons `db` and is thrown as the error later writes get.
+ */
+export function finishWalSync(db: SyncDatabaseImpl, error: unknown): void {
+  db.db.call(() => wasm.dbFinishWalSync(db.db.id, error));
+}

@@ -14,6 +14,8 @@ import { invalidArgument } from "../errors.js";
 import { DatabaseServer } from "../server/database-server.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 import { nodeEnvironment } from "./environment.js";
+import { NodeFsStorage } from "./node-storage.js";
+import type { StorageHost } from "../engine/storage-host.js";
 import { exportDatabase } from "../archive/export-database.js";
 import type { JobRunner } from "../engine/job-maintenance.js";
 
@@ -22,20 +24,35 @@ import type { JobRunner } from "../engine/job-maintenance.js";
  * `openSync` does (`LOCKED`, `CORRUPTION`, `INVALID_ARGUMENT`, `IO`, ...). `hooks.environment`:
  * where files live (default Node's file system); `hooks.busy`: told when maintenance starts and
  * ends (`../engine/maintenance.ts`); `hooks.jobs`: where flush and compaction run as jobs
- * (`../engine/job-maintenance.ts`; default: in turns in this thread).
+ * (`../engine/job-maintenance.ts`; default: in turns in this thread); `hooks.asyncSync`: the
+ * server runs in the caller's thread, so WAL syncs go through libuv's pool (`fs.fdatasync`),
+ * deferred and group-committed (`../server/database-server.ts`), instead of `fdatasyncSync` on
+ * the event loop.
  */
 export function openNodeServer(
   location: string,
   options: OpenOptions<KeyEncoding, ValueEncoding> | undefined,
-  hooks: { environment?: Environment; busy?: (busy: boolean) => void; jobs?: JobRunner } = {},
+  hooks: { environment?: Environment; busy?: (busy: boolean) => void; jobs?: JobRunner; asyncSync?: boolean } = {},
 ): DatabaseServer {
   const checked = checkOpenOptions(options);
-  const db = openDatabaseSync(hooks.environment ?? nodeEnvironment, location, {
+  const env = hooks.environment ?? nodeEnvironment;
+  // The database's own storage (the first one made: checkpoints make others later).
+  let storage: StorageHost | undefined;
+  const track: Environment = {
+    resolve: (l) => env.resolve(l),
+    storage: (l, c) => {
+      const made = env.storage(l, c);
+      storage ??= made;
+      return made;
+    },
+  };
+  const db = openDatabaseSync(track, location, {
     ...options,
     keyEncoding: "binary",
     valueEncoding: "binary",
     autoMaintenance: false,
   });
+  const own = storage;
   return new DatabaseServer(
     db,
     {
@@ -52,6 +69,9 @@ export function openNodeServer(
       idleSeal: false,
       ...(hooks.busy === undefined ? {} : { busy: hooks.busy }),
       ...(hooks.jobs === undefined ? {} : { jobs: hooks.jobs }),
+      ...(hooks.asyncSync === true && own instanceof NodeFsStorage
+        ? { asyncSync: (file: number) => own.syncAsync(file) }
+        : {}),
     },
   );
 }

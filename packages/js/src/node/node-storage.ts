@@ -7,6 +7,8 @@
  *   object allocated on the hot path.
  * - `sync` is `fdatasync`; on macOS that is not the `F_FULLFSYNC` native ShaleDB uses (Node has
  *   no way to ask for it), so there a power loss may lose what `sync` returned for.
+ *   `syncAsync` is the same `fdatasync` in libuv's thread pool (`fs.fdatasync`), for the
+ *   deferred WAL syncs of a server in the caller's thread (`../server/database-server.ts`).
  * - `syncDir` fsyncs the directory. A file system that cannot (the fsync fails with `EINVAL`,
  *   `EPERM`, ...) does not fail the call; it is recorded as `directorySync: "unsupported"`,
  *   which `db.stats()` reports.
@@ -21,6 +23,7 @@
  */
 import {
   closeSync,
+  fdatasync,
   fdatasyncSync,
   fstatSync,
   fsyncSync,
@@ -54,6 +57,11 @@ export interface NodeFsStorageOptions {
   readonly fsyncDirectory?: (fd: number) => void;
   /** Hard-links a file (default `fs.linkSync`; tests fail it, as file systems without links do). */
   readonly link?: LinkFn;
+  /**
+   * The asynchronous `fdatasync` of {@link NodeFsStorage.syncAsync} (default `fs.fdatasync`;
+   * tests count calls and inject failures here).
+   */
+  readonly fdatasync?: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
 }
 
 /**
@@ -81,6 +89,7 @@ export class NodeFsStorage implements StorageHost {
   readonly lockPrimitives: NodeLockPrimitives;
   readonly #files = new Map<number, OpenFile>();
   readonly #fsyncDirectory: (fd: number) => void;
+  readonly #fdatasync: NonNullable<NodeFsStorageOptions["fdatasync"]>;
   #directorySync: DirectorySync = "ok";
   #lastId = 0;
 
@@ -92,6 +101,7 @@ export class NodeFsStorage implements StorageHost {
   constructor(directory: string, options: NodeFsStorageOptions = {}) {
     this.directory = resolve(directory);
     this.#fsyncDirectory = options.fsyncDirectory ?? fsyncSync;
+    this.#fdatasync = options.fdatasync ?? fdatasync;
     this.lockPrimitives = new NodeLockPrimitives((op, name) => this.#path(op, name), options.link);
     let isDirectory: boolean;
     try {
@@ -173,6 +183,30 @@ export class NodeFsStorage implements StorageHost {
     } catch (error) {
       throw fsError("sync", name, error);
     }
+  }
+
+  /**
+   * {@link sync} off the calling thread: `fdatasync` in libuv's thread pool. Rejects as `sync`
+   * throws (the errno `code`, a message naming the file). The id must stay open until it
+   * settles (the core closes no file while its sync is under way).
+   */
+  syncAsync(file: number): Promise<void> {
+    let open: OpenFile;
+    try {
+      open = this.#file(file);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const { fd, name } = open;
+    return new Promise((resolve, reject) => {
+      this.#fdatasync(fd, (error) => {
+        if (error === null || error === undefined) {
+          resolve();
+        } else {
+          reject(fsError("sync", name, error));
+        }
+      });
+    });
   }
 
   size(file: number): number {

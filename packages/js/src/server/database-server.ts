@@ -9,9 +9,30 @@
  * run one by one in order (`executor.ts`); the replies of a message go back together, but for
  * waiting queue reads, each answered on its own once it has an item (`queue-waits.ts`).
  *
+ * With `asyncSync` (Node's server in the caller's thread), the server never waits on an fsync:
+ * the database defers its WAL syncs (`../engine/sync-database.ts`, `setDeferredSync`), so a
+ * write returns once it is in the log and the memtable, and a synced one — with every write
+ * after it — becomes visible only once the log is synced. A message whose writes are not
+ * visible yet has its replies held, and a sync job is queued behind the messages already
+ * waiting: it runs `asyncSync` (`fs.fdatasync` in libuv's pool) on the log, nothing else runs
+ * meanwhile, and the messages that arrive meanwhile wait in the queue, to be committed together
+ * and covered by the next sync (group commit). When it succeeds the held replies go out in
+ * order; when it fails the database is poisoned (every later write fails) and the held
+ * messages' writes fail with the poisoning error. Reads see visible writes only, as always; and
+ * in a message, a request other than a write that follows writes waiting for their sync runs
+ * after that sync (awaited, off this thread), so it sees them as it would without deferral.
+ *
  * @module
  */
-import { jobDatabase, sealMemtable, type SyncDatabaseImpl } from "../engine/sync-database.js";
+import {
+  beginWalSync,
+  commitSeqs,
+  finishWalSync,
+  jobDatabase,
+  sealMemtable,
+  setDeferredSync,
+  type SyncDatabaseImpl,
+} from "../engine/sync-database.js";
 import type { Args, KeyspaceDeclaration, Op, Reply, RequestMessage } from "../transport/requests.js";
 import { toWire } from "../transport/wire-error.js";
 import { AppliedWrites } from "./applied-writes.js";
@@ -55,6 +76,22 @@ export interface ServerOptions {
    * (`../engine/job-maintenance.ts`) instead of in turns between messages.
    */
   jobs?: JobRunner;
+  /**
+   * Syncs storage file `file` off this thread (Node: `fs.fdatasync`): the server then defers
+   * the WAL syncs of synced writes to it, group-committed, instead of syncing inline (module
+   * doc). Absent (worker threads, browsers), syncs run inline.
+   */
+  asyncSync?: (file: number) => Promise<void>;
+}
+
+/** A message's replies held until the writes committed by its end are visible. */
+interface HeldReplies {
+  /** The last sequence number assigned when the message was done. */
+  readonly seq: number;
+  readonly replies: Reply[];
+  /** The ids of its requests that committed something (failed if the sync fails). */
+  readonly writes: ReadonlySet<number>;
+  readonly reply: (replies: Reply[]) => void;
 }
 
 export class DatabaseServer {
@@ -66,6 +103,10 @@ export class DatabaseServer {
   readonly #writes: WritePath;
   readonly #queue = new JobQueue();
   readonly #maintenance: MaintenanceScheduler | JobScheduler | undefined;
+  readonly #asyncSync: ((file: number) => Promise<void>) | undefined;
+  /** Replies waiting for a deferred sync, in message order. */
+  readonly #held: HeldReplies[] = [];
+  #syncQueued = false;
   #stopped = false;
 
   constructor(db: SyncDatabaseImpl, host: ServerHost, options: ServerOptions) {
@@ -105,6 +146,10 @@ export class DatabaseServer {
             ...(options.busy === undefined ? {} : { busy: options.busy }),
           })
         : turns;
+    this.#asyncSync = options.asyncSync;
+    if (this.#asyncSync !== undefined) {
+      setDeferredSync(db, true);
+    }
     // Work left by an earlier session (immutable memtables recovered, a deep L0) starts now.
     this.maintainSoon();
   }
@@ -181,6 +226,8 @@ export class DatabaseServer {
     reply: (replies: Reply[]) => void,
   ): Promise<void> {
     const replies: Reply[] = [];
+    /** Deferred syncs: the requests of this message that committed something. */
+    const wrote = new Set<number>();
     let written = 0;
     if (keyspaces !== undefined && !this.#stopped) {
       this.#executor.declare(client, keyspaces);
@@ -200,6 +247,7 @@ export class DatabaseServer {
         const failure = this.#writes.commitMerged(client, run);
         if (failure === undefined || !isRejection(failure)) {
           for (const [id] of run) {
+            wrote.add(id);
             replies.push(failure === undefined ? [id, true, undefined] : [id, false, toWire(failure)]);
           }
           if (failure === undefined) {
@@ -215,6 +263,15 @@ export class DatabaseServer {
       const request = todo[i] as RequestMessage;
       const [id, op, args] = request;
       const tracked = client.tracked && merges(op);
+      if (this.#asyncSync !== undefined && !mergeable(request) && this.#waitingForSync()) {
+        // Anything but a write sees the writes before it, as without deferred syncs: their sync
+        // runs first (off this thread; the server waits, the event loop does not).
+        const failure = await this.#syncPending();
+        if (failure !== undefined) {
+          this.#failWrites(wrote, replies, failure);
+        }
+      }
+      const lastBefore = this.#asyncSync === undefined ? 0 : this.#lastSeq();
       try {
         const ready = this.#stopped ? undefined : this.#host.prepare?.(op, args);
         if (ready !== undefined) {
@@ -241,15 +298,146 @@ export class DatabaseServer {
             result = await result;
           }
         }
+        if (this.#asyncSync !== undefined && this.#lastSeq() !== lastBefore) wrote.add(id);
         replies.push([id, true, result]);
         written += bytesWritten(op, args);
       } catch (error) {
         replies.push([id, false, toWire(error)]);
       }
     }
-    reply(replies);
+    this.#answer(wrote, replies, reply);
     this.#maintenance?.served(written);
     this.#host.afterMessage?.();
+  }
+
+  /**
+   * Sends a message's replies, or holds them (deferred syncs) until the writes committed by now
+   * are visible, queuing the sync they wait for.
+   */
+  #answer(wrote: ReadonlySet<number>, replies: Reply[], reply: (replies: Reply[]) => void): void {
+    if (this.#asyncSync === undefined) {
+      reply(replies);
+      return;
+    }
+    let seq: number;
+    try {
+      const [visible, last] = commitSeqs(this.db);
+      if (visible >= last && this.#held.length === 0) {
+        reply(replies);
+        return;
+      }
+      seq = last;
+    } catch (error) {
+      // The database is closed or its instance gone: what waits will never be known durable.
+      this.#failHeld(error);
+      reply(replies);
+      return;
+    }
+    this.#held.push({ seq, replies, writes: wrote, reply });
+    this.#queueSync();
+  }
+
+  /** Queues the sync job, unless it is queued already. */
+  #queueSync(): void {
+    if (!this.#syncQueued) {
+      this.#syncQueued = true;
+      this.#queue.push(() => this.#syncLog());
+    }
+  }
+
+  /**
+   * The sync job (deferred syncs): syncs the log off this thread for every write committed
+   * before it, then sends the replies that waited for it — or fails their writes if it failed.
+   * Nothing else runs on the database until it is done.
+   */
+  async #syncLog(): Promise<void> {
+    this.#syncQueued = false;
+    await this.#syncPending();
+  }
+
+  /** The last sequence number assigned (a request that changes it committed a write); -1 if unknown. */
+  #lastSeq(): number {
+    try {
+      return commitSeqs(this.db)[1];
+    } catch {
+      return -1;
+    }
+  }
+
+  /** Whether writes committed so far wait for a deferred sync (`false` if that cannot be known). */
+  #waitingForSync(): boolean {
+    try {
+      const [visible, last] = commitSeqs(this.db);
+      return visible < last;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Runs the deferred sync that committed writes wait for (none: publishes what a sync covered
+   * already), then sends the held replies it made visible, or fails their writes if it failed;
+   * returns the failure. Nothing else runs on the database meanwhile (the caller is a job).
+   */
+  async #syncPending(): Promise<unknown> {
+    const asyncSync = this.#asyncSync;
+    if (asyncSync === undefined) return undefined;
+    try {
+      const file = beginWalSync(this.db);
+      if (file >= 0) {
+        let failure: unknown;
+        try {
+          await asyncSync(file);
+        } catch (error) {
+          failure = error ?? new Error("fdatasync failed");
+        }
+        finishWalSync(this.db, failure);
+      }
+    } catch (error) {
+      this.#failHeld(error);
+      return error;
+    }
+    this.#release();
+    // Waiting reads and change feeds were told of these writes when they committed, before they
+    // were visible: they look again now.
+    const handle = this.db.db;
+    handle.queueSignals.notifyAll();
+    handle.topicSignals.notifyAll();
+    handle.commitSignals.notify("");
+    return undefined;
+  }
+
+  /** The sync of requests `writes` failed: their successful replies in `replies` fail. */
+  #failWrites(writes: ReadonlySet<number>, replies: Reply[], error: unknown): void {
+    const wire = toWire(error);
+    for (let i = 0; i < replies.length; i++) {
+      const r = replies[i] as Reply;
+      if (r[1] && writes.has(r[0])) replies[i] = [r[0], false, wire];
+    }
+  }
+
+  /** Sends the held replies whose writes are visible now, in order. */
+  #release(): void {
+    let visible: number;
+    try {
+      visible = commitSeqs(this.db)[0];
+    } catch (error) {
+      this.#failHeld(error);
+      return;
+    }
+    while (this.#held.length > 0 && (this.#held[0] as HeldReplies).seq <= visible) {
+      const held = this.#held.shift() as HeldReplies;
+      held.reply(held.replies);
+    }
+    if (this.#held.length > 0) this.#queueSync();
+  }
+
+  /** The deferred sync failed: every held write fails with `error` (the poisoning error). */
+  #failHeld(error: unknown): void {
+    const wire = toWire(error);
+    for (const held of this.#held.splice(0)) {
+      held.reply(held.replies.map((r): Reply => (r[1] && held.writes.has(r[0]) ? [r[0], false, wire] : r)));
+    }
   }
 }
 

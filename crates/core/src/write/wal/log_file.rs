@@ -158,6 +158,10 @@ impl StorageFile for LogFile {
         self.inner.sync()
     }
 
+    fn host_id(&self) -> Option<u64> {
+        self.inner.host_id()
+    }
+
     fn size(&self) -> Result<u64> {
         self.inner.size()
     }

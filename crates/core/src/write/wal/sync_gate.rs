@@ -82,8 +82,24 @@ impl SyncGate {
     }
 
     /// [`Self::sync`], telling whether this call ran the file's sync itself (`true`) or was
-    /// covered by another one (`false`): what a caller counting syncs counts.
+    /// covered by another one (`false`): what a caller counting syncs counts. It is
+    /// [`Self::begin`], the file's sync, then [`Self::finish`].
     pub fn sync_reporting(&self, end: u64) -> Result<bool> {
+        let Some(covers) = self.begin(end)? else {
+            return Ok(false);
+        };
+        self.finish(covers, self.file.sync()).map(|()| true)
+    }
+
+    /// Starts a sync that makes the first `end` bytes durable, for a caller that runs the
+    /// file's sync itself (possibly elsewhere, asynchronously): `Ok(None)` if a completed sync
+    /// covers them already; else waits for a running sync (natively; in WebAssembly, with one
+    /// thread, a running sync is an error: nothing could finish it while this waits), then
+    /// returns `Some(covers)`: the bytes written by now, which the caller's sync covers. The
+    /// caller must then sync the file (all bytes written before that sync started) and report
+    /// the outcome with [`Self::finish`]; no other sync of the file starts meanwhile. Fails if
+    /// an earlier sync of the file failed.
+    pub fn begin(&self, end: u64) -> Result<Option<u64>> {
         let mut st = self.lock();
         loop {
             if let Some(e) = &st.failed {
@@ -93,17 +109,27 @@ impl SyncGate {
                 ));
             }
             if st.durable >= end {
-                return Ok(false);
+                return Ok(None);
             }
             if !st.syncing {
                 break;
             }
+            if cfg!(target_arch = "wasm32") {
+                return Err(Error::Closed(format!(
+                    "a sync of {:?} is under way: nothing can run until it is reported",
+                    self.file.name()
+                )));
+            }
             st = self.done.wait(st).unwrap_or_else(PoisonError::into_inner);
         }
         st.syncing = true;
-        let covers = self.written().max(end);
-        drop(st);
-        let result = self.file.sync();
+        Ok(Some(self.written().max(end)))
+    }
+
+    /// Ends the sync [`Self::begin`] started (it returned `covers`) with the file sync's
+    /// `result`: on success the first `covers` bytes are durable; a failure is remembered for
+    /// the file (every later sync fails with it) and returned.
+    pub fn finish(&self, covers: u64, result: Result<()>) -> Result<()> {
         let mut st = self.lock();
         st.syncing = false;
         match &result {
@@ -115,7 +141,12 @@ impl SyncGate {
         }
         drop(st);
         self.done.notify_all();
-        result.map(|()| true)
+        result
+    }
+
+    /// The file this gate syncs.
+    pub fn file(&self) -> &FileHandle {
+        &self.file
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {

@@ -1,0 +1,75 @@
+//! Deferred WAL syncs through the database (the host syncs the log itself: Node's event loop
+//! hands `fdatasync` to libuv's pool): a synced write is visible only after the host's sync,
+//! later writes queue behind it, and a failed sync poisons the database.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests fail loudly on unexpected errors"
+)]
+
+use std::sync::Arc;
+
+use shaledb::storage::faulty::FaultyStorage;
+use shaledb::storage::memory::MemoryStorage;
+use shaledb::{Db, Options, WriteOptions};
+
+const SYNC: WriteOptions = WriteOptions { sync: true };
+
+fn open(storage: &Arc<FaultyStorage>) -> Db {
+    let db = Db::open_storage(storage.clone(), Options::default()).unwrap();
+    db.set_deferred_sync(true).unwrap();
+    db
+}
+
+#[test]
+fn a_synced_write_is_visible_after_the_host_sync_and_later_writes_wait_behind_it() {
+    let storage = Arc::new(FaultyStorage::new(Arc::new(MemoryStorage::new())));
+    let db = open(&storage);
+    let (visible, _) = db.commit_seqs();
+    db.put_opt(b"a", b"1", SYNC).unwrap();
+    db.put(b"b", b"2").unwrap();
+    let (v, last) = db.commit_seqs();
+    assert_eq!((v, last), (visible, visible + 2));
+    assert_eq!(db.get(b"a").unwrap(), None, "not visible before its sync");
+    assert_eq!(
+        db.get(b"b").unwrap(),
+        None,
+        "queued behind the synced write"
+    );
+    let file = db
+        .begin_wal_sync()
+        .unwrap()
+        .expect("the synced write waits for a sync");
+    let result = file.sync();
+    db.finish_wal_sync(result).unwrap();
+    assert_eq!(db.commit_seqs(), (last, last));
+    assert_eq!(db.get(b"a").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(db.get(b"b").unwrap().as_deref(), Some(&b"2"[..]));
+    assert!(db.begin_wal_sync().unwrap().is_none());
+    db.close().unwrap();
+}
+
+#[test]
+fn a_failed_host_sync_poisons_the_database_and_its_writes_never_become_visible() {
+    let storage = Arc::new(FaultyStorage::new(Arc::new(MemoryStorage::new())));
+    let db = open(&storage);
+    db.put_opt(b"a", b"1", SYNC).unwrap();
+    let file = db.begin_wal_sync().unwrap().unwrap();
+    storage.fail_next_sync();
+    let e = db.finish_wal_sync(file.sync()).unwrap_err();
+    assert_eq!(e.code(), "POISONED");
+    assert_eq!(db.get(b"a").unwrap(), None);
+    assert_eq!(db.put(b"c", b"3").unwrap_err().code(), "POISONED");
+    assert_eq!(db.begin_wal_sync().unwrap_err().code(), "POISONED");
+}
+
+#[test]
+fn closing_runs_a_waiting_deferred_sync_so_the_write_survives_a_power_loss() {
+    let storage = Arc::new(FaultyStorage::new(Arc::new(MemoryStorage::new())));
+    let db = open(&storage);
+    db.put_opt(b"a", b"1", SYNC).unwrap();
+    db.close().unwrap();
+    storage.crash().unwrap();
+    let db = Db::open_storage(storage.clone(), Options::default()).unwrap();
+    assert_eq!(db.get(b"a").unwrap().as_deref(), Some(&b"1"[..]));
+}
