@@ -997,6 +997,7 @@ const INTERNAL_METHODS = new Set([
   "encodeKey",
   "encodeValue",
   "countAll",
+  "countAllInSlices",
   // Queues: what the server and batches use (not in the public types).
   "pushed",
   "pushEncoded",

@@ -144,17 +144,25 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   count(options?: IteratorOptions<unknown>): number {
-    return this.#counter(options).countAll();
+    return counter(this, options).countAll();
   }
+}
 
-  /** {@link count} in slices, awaiting `pause()` between them (`SyncIterator.countAllInSlices`). */
-  countInSlices(options: IteratorOptions<unknown> | undefined, pause: () => Promise<void>): Promise<number> {
-    return this.#counter(options).countAllInSlices(pause);
-  }
+/** An iterator of `store` counting what `options` select. */
+function counter(store: StoreImpl, options: IteratorOptions<unknown> | undefined): SyncIterator<never> {
+  return new SyncIterator<never>(store.db, store.keyspaceId, options, "count", store.keyCodec, store.valueCodec);
+}
 
-  #counter(options: IteratorOptions<unknown> | undefined): SyncIterator<never> {
-    return new SyncIterator<never>(this.db, this.keyspaceId, options, "count", this.keyCodec, this.valueCodec);
-  }
+/**
+ * `store.count(options)` in slices, awaiting `pause()` between them
+ * (`SyncIterator.countAllInSlices`); not a method, to stay out of the public objects.
+ */
+export function countInSlices(
+  store: StoreImpl,
+  options: IteratorOptions<unknown> | undefined,
+  pause: () => Promise<void>,
+): Promise<number> {
+  return counter(store, options).countAllInSlices(pause);
 }
 
 /**

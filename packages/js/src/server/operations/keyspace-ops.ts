@@ -9,6 +9,7 @@ import { invalidArgument } from "../../errors.js";
 import { SyncDatabaseImpl } from "../../engine/sync-database.js";
 import { writePackedBytes } from "../../engine/write-packed.js";
 import { nextTurn } from "../../engine/maintenance.js";
+import { countInSlices } from "../../engine/store.js";
 import type { KeyEncoding, ValueEncoding } from "../../types.js";
 import { row } from "./row.js";
 import { bool, bytes, bytesList, count, range, str } from "./wire-checks.js";
@@ -80,6 +81,6 @@ export const keyspaceOps = {
   /** The keys in a range (it walks them, in slices between which the server's event loop turns). */
   count: row({
     args: [count, range],
-    run: (x, client, ks, r) => x.store(client, ks).countInSlices(x.range(client, r), nextTurn),
+    run: (x, client, ks, r) => countInSlices(x.store(client, ks), x.range(client, r), nextTurn),
   }),
 };
