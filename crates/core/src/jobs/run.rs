@@ -6,9 +6,9 @@ use std::sync::Arc;
 use crate::compaction::output::OutputTable;
 use crate::compaction::{CompactionJob, CompactionOptions, CompactionPlan, StepOutcome};
 use crate::file_names::table_file_name;
-use crate::iter::InternalIterator;
 use crate::jobs::spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
-use crate::memtable::MemTable;
+use crate::key::{compare_internal, ValueKind};
+use crate::write::batch::{BatchOp, WriteBatch};
 use crate::sstable::{TableOptions, TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
 use crate::write::wal::{WalEnd, WalReader};
@@ -47,16 +47,18 @@ pub fn run_job(storage: Arc<dyn Storage>, job: &MaintenanceJob) -> Result<JobOut
     Ok(JobOutput { id: job.id, tables })
 }
 
-/// Replays sealed log `work.wal` into a memtable and writes it to one level-0 table.
+/// Replays sealed log `work.wal` and writes its entries, sorted in internal order (as the
+/// frozen memtable held them: key ascending, newest first), to one level-0 table. The entries
+/// point into the replayed batches: no per-entry allocation, no skiplist.
 fn flush(
     storage: &dyn Storage,
     work: &FlushWork,
     table: &TableOptions,
     next_number: &mut dyn FnMut() -> Result<u64>,
 ) -> Result<Option<crate::version::FileMeta>> {
-    let mem = Arc::new(MemTable::new());
+    let mut batches: Vec<(u64, WriteBatch)> = Vec::new();
     let replay = WalReader::replay(storage, work.wal, |first_seq, batch| {
-        mem.apply(first_seq, &batch);
+        batches.push((first_seq, batch));
         Ok(())
     })?;
     let name = crate::file_names::wal_file_name(work.wal);
@@ -67,26 +69,40 @@ fn flush(
             "a flush job's log is not sealed: its memtable may hold writes it lacks",
         ));
     }
-    if mem.len() as u64 != work.entries {
+    let mut entries: Vec<(&[u8], u64, ValueKind, &[u8])> = Vec::new();
+    for (first_seq, batch) in &batches {
+        // Operation `i` has sequence number `first_seq + i`, annotations included (as
+        // `MemTable::apply` numbers them).
+        for (i, op) in batch.iter().enumerate() {
+            let seq = first_seq + i as u64;
+            match op {
+                BatchOp::Put { key, value } => entries.push((key, seq, ValueKind::Value, value)),
+                BatchOp::Delete { key } => entries.push((key, seq, ValueKind::Tombstone, &[])),
+                BatchOp::DeleteRange { start, end } => {
+                    entries.push((start, seq, ValueKind::RangeTombstone, end));
+                }
+                BatchOp::Annotation { .. } => {}
+            }
+        }
+    }
+    if entries.len() as u64 != work.entries {
         return Err(Error::corruption(
             &name,
             replay.valid_up_to,
             format!(
                 "the log holds {} entries, its memtable held {}",
-                mem.len(),
+                entries.len(),
                 work.entries
             ),
         ));
     }
-    if mem.is_empty() {
+    if entries.is_empty() {
         return Ok(None);
     }
+    entries.sort_unstable_by(|a, b| compare_internal(a.0, a.1, b.0, b.1));
     let mut out = OutputTable::create(storage, next_number()?, table)?;
-    let mut iter = mem.iter();
-    iter.seek_to_first()?;
-    while iter.valid() {
-        out.add(iter.key(), iter.seq(), iter.kind(), iter.value())?;
-        iter.next()?;
+    for (key, seq, kind, value) in entries {
+        out.add(key, seq, kind, value)?;
     }
     out.finish(storage)
 }
