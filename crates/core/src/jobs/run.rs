@@ -8,9 +8,9 @@ use crate::compaction::{CompactionJob, CompactionOptions, CompactionPlan, StepOu
 use crate::file_names::table_file_name;
 use crate::jobs::spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
 use crate::key::{compare_internal, ValueKind};
-use crate::write::batch::{BatchOp, WriteBatch};
 use crate::sstable::{TableOptions, TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
+use crate::write::batch::{BatchOp, WriteBatch};
 use crate::write::wal::{WalEnd, WalReader};
 use crate::{Error, Result};
 
