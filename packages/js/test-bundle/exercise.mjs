@@ -1,7 +1,9 @@
 // What every bundle of scripts/pack-smoke.sh does with the package it carries: writes and reads
-// back through the synchronous API and the Promise API (in this thread: a bundle does not carry
-// the engine worker's file), reopening to check that the writes lasted, and checks that the
-// Promise API's default engine thread fails with a typed error saying what to do.
+// back through the synchronous API and the Promise API (its default, the engine in this thread),
+// reopening to check that the writes lasted — enough of them that flush and compaction must run,
+// which a bundle without the maintenance worker's file does in this thread instead — and checks
+// that `engineThread: "own"` (a worker file the bundle lacks) fails with a typed error saying
+// what to do.
 import { join } from "node:path";
 
 /** Throws unless `actual` is `expected` (JSON-equal). */
@@ -21,17 +23,26 @@ export async function exercise({ open, openSync, version }, dir) {
   expect("openSync get after reopen", again.get("user:1"), { name: "Ada" });
   again.close();
 
-  const promised = await open(join(dir, "promise-db"), { engineThread: "caller" });
+  const promisedAt = join(dir, "promise-db");
+  const promised = await open(promisedAt, { memtableSize: 64 * 1024 });
   await promised.put("k", "v");
   expect("open get", await promised.get("k"), "v");
+  const value = "x".repeat(500);
+  for (let i = 0; i < 2000; i++) {
+    await promised.put(`n${(i * 7919) % 1000}`, value);
+  }
   await promised.close();
+  const reopened = await open(promisedAt);
+  expect("open count after reopen", await reopened.count(), 1001);
+  expect("open get after reopen", await reopened.get("k"), "v");
+  await reopened.close();
 
-  const failure = await open(join(dir, "worker-db")).then(
+  const failure = await open(join(dir, "worker-db"), { engineThread: "own" }).then(
     () => undefined,
     (error) => error,
   );
   if (failure === undefined || failure.code !== "IO" || !failure.message.includes("engineThread")) {
-    throw new Error(`open() with its engine worker in a bundle: expected IO naming engineThread, got ${failure}`);
+    throw new Error(`open({ engineThread: "own" }) in a bundle: expected IO naming engineThread, got ${failure}`);
   }
   return `ok ${version()}`;
 }

@@ -24,7 +24,7 @@ import type { EngineWorkerData, FromEngineWorker, ToEngineWorker } from "./worke
 
 /** Said when the engine worker does not start: its file is not beside the package's. */
 const BUNDLE_HINT =
-  " (in a bundle, engine-worker.js is not beside it: open with `engineThread: \"caller\"`, or use `openSync`)";
+  " (in a bundle, engine-worker.js is not beside it: open without `engineThread: \"own\"`, or use `openSync`)";
 
 /** The engine worker's module, beside this one; `IO` where there is no such URL (CommonJS bundles). */
 function engineWorkerUrl(): URL {
