@@ -254,3 +254,24 @@ fn a_flush_job_over_a_log_that_lost_writes_fails_as_corruption() {
     assert!(db.abandon_job(job.id).unwrap());
     assert_eq!(orphans(dir.path(), &db), 0);
 }
+
+#[test]
+fn a_compaction_left_between_steps_here_does_not_stop_compaction_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    for round in 0..3 {
+        put_range(&db, &mut model, round * 300, round * 300 + 300, round);
+        db.flush().unwrap();
+    }
+    // A step here starts a compaction and leaves it between steps (as a writer facing too many
+    // L0 tables does before jobs take over).
+    let step = db.maintain(shaledb::db::Budget { bytes: 1 }).unwrap();
+    assert!(step.more);
+    // Jobs take over from it and run to the end: the tree settles below the L0 trigger.
+    let (_, compactions) = run_all_jobs(dir.path(), &db);
+    assert!(compactions > 0);
+    assert!(db.stats().level_files[0] < 2, "{:?}", db.stats());
+    assert_eq!(orphans(dir.path(), &db), 0);
+    assert_eq!(contents(&db), model);
+}

@@ -34,6 +34,7 @@ impl DbInner {
     }
 
     fn next_job_locked(&self, work: &mut MaintenanceGuard<'_>) -> Result<Option<MaintenanceJob>> {
+        self.maintenance.mark_jobs_used();
         let table = self.maintenance.table_options().clone();
         if !work.flush_issued() && !work.has_flush() {
             let oldest = self.versions.lock().oldest_immutable_with_wal();
@@ -56,8 +57,15 @@ impl DbInner {
                 return Ok(Some(job));
             }
         }
-        if work.compaction_issued() || work.has_compaction() {
+        if work.compaction_issued() {
             return Ok(None);
+        }
+        if work.has_compaction() {
+            // A compaction a writer started here (too many L0 tables, before jobs took over)
+            // and left between steps: jobs take over from it. Its partial outputs are orphans,
+            // removed now.
+            drop(work.take_compaction());
+            self.delete_obsolete_files(work)?;
         }
         loop {
             let version = self.versions.lock().current();

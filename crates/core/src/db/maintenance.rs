@@ -4,7 +4,7 @@
 //! for them, the background thread's signal, the options tables are written with, and the
 //! bytes written to tables. The steps themselves are in `maintain.rs`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::compaction::picker::{CompactionOptions, CompactionPicker, CompactionPlan};
@@ -25,6 +25,8 @@ pub(crate) struct Maintenance {
     table_bytes: AtomicU64,
     /// Jobs installed since open.
     jobs_installed: AtomicU64,
+    /// Whether jobs were asked for: then they do the compactions, not writers.
+    jobs_used: AtomicBool,
     table_options: TableOptions,
     compaction_options: CompactionOptions,
 }
@@ -72,6 +74,7 @@ impl Maintenance {
             background: Background::default(),
             table_bytes: AtomicU64::new(0),
             jobs_installed: AtomicU64::new(0),
+            jobs_used: AtomicBool::new(false),
             table_options: options.table_options(),
             compaction_options: options.compaction_options(),
         }
@@ -111,6 +114,16 @@ impl Maintenance {
     /// Counts a job installed.
     pub(crate) fn job_installed(&self) {
         self.jobs_installed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Notes that maintenance runs as jobs (`Db::next_job` was called).
+    pub(crate) fn mark_jobs_used(&self) {
+        self.jobs_used.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether maintenance runs as jobs: a writer then leaves compactions to them.
+    pub(crate) fn jobs_used(&self) -> bool {
+        self.jobs_used.load(Ordering::Relaxed)
     }
 
     /// Jobs installed since open.

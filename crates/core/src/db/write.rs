@@ -145,7 +145,9 @@ impl DbInner {
                 if full && self.versions.view().imms.len() >= self.options.max_immutable_memtables {
                     continue;
                 }
-            } else if l0 >= self.options.l0_slowdown_trigger * 2 {
+            } else if l0 >= self.options.l0_slowdown_trigger * 2 && !self.maintenance.jobs_used() {
+                // With jobs, compactions are theirs: a step here would be dropped by the next
+                // job handed out.
                 self.maintain(STEP_BUDGET)?;
             } else if l0 >= self.options.l0_slowdown_trigger {
                 // Gentle slowdown: yield so the background thread can catch up.
