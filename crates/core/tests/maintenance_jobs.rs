@@ -6,6 +6,8 @@
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
 )]
 
+mod sweep_support;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -13,7 +15,8 @@ use shaledb::file_names::{parse_file_name, FileKind};
 use shaledb::jobs::{run_job, JobOutput, JobWork, MaintenanceJob};
 use shaledb::storage::std_fs::StdFsStorage;
 use shaledb::storage::Storage;
-use shaledb::{Db, Error, IterOptions, Options};
+use shaledb::{Db, Error, Options};
+use sweep_support::scan;
 
 fn options() -> Options {
     let mut o = Options::default();
@@ -55,15 +58,6 @@ fn put_range(db: &Db, model: &mut BTreeMap<Vec<u8>, Vec<u8>>, from: u32, to: u32
     }
 }
 
-fn contents(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
-    db.iter(IterOptions::default())
-        .unwrap()
-        .collect::<shaledb::Result<Vec<_>>>()
-        .unwrap()
-        .into_iter()
-        .collect()
-}
-
 /// Table files in `dir` that `db` does not name.
 fn orphans(dir: &std::path::Path, db: &Db) -> usize {
     let tables = runner(dir)
@@ -99,7 +93,7 @@ fn flush_and_compaction_jobs_run_elsewhere_keep_every_write() {
         let (f, c) = run_all_jobs(dir.path(), &db);
         flushes += f;
         compactions += c;
-        assert_eq!(contents(&db), model, "after round {round}");
+        assert_eq!(scan(&db), model, "after round {round}");
     }
     assert!(flushes >= 8, "{flushes} flush jobs");
     assert!(compactions >= 2, "{compactions} compaction jobs");
@@ -111,7 +105,7 @@ fn flush_and_compaction_jobs_run_elsewhere_keep_every_write() {
     );
     db.close().unwrap();
     let db = Db::open(dir.path(), options()).unwrap();
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
 }
 
 #[test]
@@ -129,7 +123,7 @@ fn a_flush_job_overtaken_by_a_flush_here_is_refused_and_its_table_deleted() {
     db.flush().unwrap();
     assert!(!db.install_job(&output).unwrap());
     assert_eq!(orphans(dir.path(), &db), 0);
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
     // Taken back: installing again is an error.
     assert!(matches!(
         db.install_job(&output),
@@ -153,7 +147,7 @@ fn a_compaction_job_whose_inputs_were_compacted_meanwhile_is_refused() {
     db.compact_range(None, None).unwrap();
     assert!(!db.install_job(&output).unwrap());
     assert_eq!(orphans(dir.path(), &db), 0);
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
 }
 
 #[test]
@@ -174,7 +168,7 @@ fn an_abandoned_job_leaves_no_table_and_is_handed_out_again() {
     assert_ne!(again.id, job.id);
     assert!(again.outputs.iter().all(|n| !job.outputs.contains(n)));
     assert!(db.install_job(&run_remote(dir.path(), &again)).unwrap());
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
 }
 
 #[test]
@@ -203,7 +197,7 @@ fn an_output_naming_tables_the_job_did_not_reserve_is_refused_as_invalid() {
     // The database is not poisoned: the next job installs.
     let job = db.next_job().unwrap().unwrap();
     assert!(db.install_job(&run_remote(dir.path(), &job)).unwrap());
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
 }
 
 #[test]
@@ -226,16 +220,16 @@ fn a_runner_that_outlives_its_database_never_overwrites_a_table_of_the_next_open
     // The late runner writes only numbers no open hands out again.
     let output = run_remote(dir.path(), &job);
     assert!(!output.tables.is_empty());
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
     assert!(matches!(
         db.install_job(&output),
         Err(Error::InvalidArgument(_))
     ));
     assert_eq!(orphans(dir.path(), &db), 0);
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
     drop(db);
     let db = Db::open(dir.path(), options()).unwrap();
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
 }
 
 #[test]
@@ -273,5 +267,5 @@ fn a_compaction_left_between_steps_here_does_not_stop_compaction_jobs() {
     assert!(compactions > 0);
     assert!(db.stats().level_files[0] < 2, "{:?}", db.stats());
     assert_eq!(orphans(dir.path(), &db), 0);
-    assert_eq!(contents(&db), model);
+    assert_eq!(scan(&db), model);
 }

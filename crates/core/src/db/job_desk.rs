@@ -133,30 +133,29 @@ impl DbInner {
         self.options.check_not_read_only()?;
         self.health.check_writable()?;
         let mut work = self.maintenance.lock();
-        let Some(issued) = work.take_issued(output.id) else {
-            // Its tables, if any are still there, are orphans: removed now.
-            self.health
-                .poison_on_error(self.delete_obsolete_files(&work))?;
-            return Err(Error::InvalidArgument(format!(
+        let installed = match work.take_issued(output.id) {
+            Some(issued) => self.install_issued(&issued, output),
+            None => Err(Error::InvalidArgument(format!(
                 "maintenance job {} is not out (installed, abandoned, or of another open)",
                 output.id
-            )));
+            ))),
         };
-        let installed = self.install_issued(&issued, output);
-        if matches!(installed, Err(Error::InvalidArgument(_))) {
-            self.health
-                .poison_on_error(self.delete_obsolete_files(&work))?;
-            return installed;
-        }
-        self.health.poison_on_error((|| {
-            let installed = installed?;
-            if installed {
+        match &installed {
+            // A failed manifest edit (it poisoned the database): whether the edit reached the
+            // disk is unknown, so its tables must not be deleted.
+            Err(e) if !matches!(e, Error::InvalidArgument(_)) => {
+                return self.health.poison_on_error(installed);
+            }
+            Ok(true) => {
                 self.maintenance.add_table_bytes(output.bytes_written());
                 self.maintenance.job_installed();
             }
-            self.delete_obsolete_files(&work)?;
-            Ok(installed)
-        })())
+            _ => {}
+        }
+        // Tables no version names now (a refused or invalid job's, a late runner's) go.
+        self.health
+            .poison_on_error(self.delete_obsolete_files(&work))?;
+        installed
     }
 
     fn install_issued(&self, issued: &IssuedJob, output: &JobOutput) -> Result<bool> {
