@@ -197,6 +197,8 @@ mod preallocated {
         assert_eq!(f.size().unwrap(), STEP);
         w.seal(2).unwrap();
         assert_eq!(f.size().unwrap(), w.size(), "cut to the data");
+        // What the next log's first sync does before its own.
+        w.sync().unwrap();
         s.crash().unwrap();
         let (r, got) = replay(&s).unwrap();
         assert_eq!((r.end, r.sealed, got.len()), (WalEnd::Clean, Some(2), 1));

@@ -26,6 +26,8 @@ impl DbInner {
                 versions.manifest_number(),
             )
         };
+        // Older logs' writes are in tables: a sync of the live log no longer syncs them first.
+        self.writes.retire_logs_before(log_number);
         let names = self.storage.list()?;
         let logs = LogIndex::numbers(&names);
         let obsolete_logs: Vec<u64> = logs.iter().copied().filter(|&n| n < log_number).collect();

@@ -2,7 +2,9 @@
 //!
 //! 1. Take the lock; read `CURRENT` and replay the manifest it names. No `CURRENT` in a
 //!    directory that holds a database's files is corruption, never a new database over them.
-//! 2. Replay the logs ([`super::recovery`]). Nothing is changed so far.
+//! 2. Replay the logs ([`super::recovery`]). Nothing is changed so far, except that logs
+//!    whose never-synced writes recovery dropped are deleted (a later open decides the same
+//!    without them).
 //! 3. Write what the logs held to a new level-0 table (synced), and create a new, empty log
 //!    (synced, with its directory entry) that starts after the last recovered sequence number.
 //! 4. Write a new manifest holding the whole state (the table, the new log as log number) and
@@ -41,6 +43,9 @@ impl DbInner {
         }
         let lock = storage.lock(crate::file_names::LOCK)?;
         let Recovered { mut versions, logs } = recover(&storage, &options)?;
+        for &number in &logs.dropped {
+            storage.remove(&wal::wal_file_name(number))?;
+        }
 
         // From here on, new files only, until the new manifest is current.
         let table_options = options.table_options();

@@ -9,9 +9,15 @@
 //! tail (damage that hit only data never synced, [`crate::write::wal::WalReader::replay`]).
 //! Sequence numbers run on densely from the manifest's last sequence number through every log
 //! of the chain (each log's header says where it starts). Every other log at or above the log
-//! number must hold no batch: it can only be a log created by an open or a memtable switch that
-//! failed before it was used. A batch in such a log means the chain lost a link (a log was
-//! damaged, deleted or cut short): corruption, never a silent drop of later writes.
+//! number must hold no batch (a log created by an open or a memtable switch that failed before
+//! it was used), with one exception: after a chain that ends in a torn tail, later logs whose
+//! records claim nothing synced past their header. A log is sealed without a sync, and no byte
+//! of a newer log is synced before the older ones are whole ([`crate::write::wal::SyncGate`]),
+//! so those hold only writes never synced, made after the lost ones: they are dropped with
+//! them ([`RecoveredLogs::dropped`]), and recovery ends at the same prefix of the writes a
+//! single log's torn tail leaves. Any other batch outside the chain means the chain lost a
+//! link (a log was damaged, deleted or cut short): corruption, never a silent drop of later
+//! writes that a sync had made durable.
 //!
 //! # Format 1 databases
 //!
@@ -45,6 +51,10 @@ pub(crate) struct RecoveredLogs {
     pub(crate) mem: Arc<MemTable>,
     /// The last sequence number in use: the manifest's, or the last replayed.
     pub(crate) last_seq: u64,
+    /// Logs after a torn chain end whose never-synced writes were dropped (module doc). The
+    /// open deletes them before the logs' writes go anywhere else: left in place, the change
+    /// feed could serve writes the database does not hold.
+    pub(crate) dropped: Vec<u64>,
 }
 
 /// Replays the logs of `names` (a listing of the storage) at or above `log_number`, given the
@@ -159,9 +169,18 @@ pub(crate) fn recover_logs(
             LogRules::None => None,
         };
     }
+    let mut dropped = Vec::new();
     for &number in present.difference(&visited) {
         let replay = WalReader::replay(storage, number, |_, _| Ok(()))?;
         if let (Some(first), Some(last)) = (replay.first_batch_seq, replay.last_seq) {
+            let never_synced = replay.format == 2 && replay.max_synced <= replay.header_end;
+            if rules == LogRules::Chained
+                && never_synced
+                && matches!(chain_end, Some((end, Some(_))) if number > end)
+            {
+                dropped.push(number);
+                continue;
+            }
             let later = format!(
                 "{} holds the later writes {first}..={last}",
                 wal::wal_file_name(number)
@@ -185,7 +204,11 @@ pub(crate) fn recover_logs(
             });
         }
     }
-    Ok(RecoveredLogs { mem, last_seq })
+    Ok(RecoveredLogs {
+        mem,
+        last_seq,
+        dropped,
+    })
 }
 
 /// `": the writes a..b are missing"` when `first > expected`.

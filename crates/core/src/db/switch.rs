@@ -1,6 +1,8 @@
 //! The memtable switch: the live memtable becomes immutable, a new WAL takes over and the old
-//! one is sealed (synced, a record naming the new one appended, synced again), and flush work
-//! is signalled. Writers wait meanwhile (it runs in the group commit's exclusive section).
+//! one is sealed (a record naming the new one appended, not synced: the new log's gate follows
+//! it, so it is synced whole before any byte of the new log is), and flush work is signalled.
+//! Writers wait meanwhile (it runs in the group commit's exclusive section), for no sync but
+//! the new log's creation.
 
 use crate::db::core::DbInner;
 use crate::write::wal::WalWriter;
@@ -19,8 +21,9 @@ impl DbInner {
             }
             let number = self.versions.lock().new_file_number();
             // The new log exists durably before the old one names it in its sealed record; the
-            // seal syncs the old log whole before the new one takes a write, so recovery may
-            // stop at the first torn log without losing an acknowledged synced write.
+            // old log is synced whole before any sync of the new one (its gate follows it), so
+            // recovery may stop at the first torn log, dropping the never-synced writes after
+            // it, without losing an acknowledged synced write.
             let new_wal = WalWriter::create(
                 &*self.storage,
                 number,
@@ -28,6 +31,7 @@ impl DbInner {
                 self.options.wal_options(),
             )?;
             wal.seal(number)?;
+            new_wal.gate().follow(wal.number(), wal.gate());
             *wal = new_wal;
             let mut versions = self.versions.lock();
             // The version comes from the version set, not from `view`: a flush may have

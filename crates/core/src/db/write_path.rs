@@ -90,6 +90,11 @@ impl WritePath {
         self.commit.sync_written()
     }
 
+    /// Stops syncing logs numbered below `number` first: their writes are in tables.
+    pub(crate) fn retire_logs_before(&self, number: u64) {
+        self.commit.retire_logs_before(number);
+    }
+
     /// The error a failure poisoned the group commit with, if one did.
     pub(crate) fn poisoned(&self) -> Option<Error> {
         self.commit.poisoned()

@@ -591,8 +591,7 @@ impl GroupCommit {
 
     /// Makes everything written to the live log so far durable, without stopping commits: the
     /// sync goes through the log's gate (shared with a sync already running; a failure fails
-    /// every later sync of the log). What went to an older log is durable already (a log is
-    /// synced whole when it is sealed).
+    /// every later sync of the log), which syncs the older logs still in use first.
     pub fn sync_written(&self) -> Result<()> {
         let gate = self
             .wal
@@ -600,6 +599,17 @@ impl GroupCommit {
             .unwrap_or_else(PoisonError::into_inner)
             .gate();
         gate.sync(gate.written())
+    }
+
+    /// Stops syncing logs numbered below `number` before the live one: their writes are in
+    /// tables ([`SyncGate::retire_before`]).
+    pub fn retire_logs_before(&self, number: u64) {
+        let gate = self
+            .wal
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .gate();
+        gate.retire_before(number);
     }
 
     /// Turns deferred syncs on or off (module doc, "Deferred syncs"). Turning them off runs a

@@ -9,7 +9,8 @@
 //! durable. Every sync of a log goes through its [`SyncGate`]: one failed sync fails every later
 //! one of that file (Linux reports a writeback error once). Each batch record carries how many
 //! bytes of the log were durable when it was appended. A log is *sealed* when the next one takes
-//! over ([`WalWriter::seal`]): a last record names the next log, and the log is synced whole.
+//! over ([`WalWriter::seal`]): a last record names the next log, with no sync; the next log's
+//! gate follows it, so it is synced whole before any byte of the next log past its header.
 //! After any failed write or sync the writer is poisoned.
 //!
 //! # Replaying ([`WalReader::replay`])
@@ -24,9 +25,9 @@
 //!   says the damaged bytes were synced, or a sequence number is missing. Format 1 logs carry no
 //!   synced offsets: there, any intact record after damage makes it corruption.
 //!
-//! Across logs ([`crate::db`] recovery) the sealed records chain the logs, and a torn tail is
-//! accepted only where no later log holds a batch (a log is synced whole before the next one
-//! takes writes).
+//! Across logs ([`crate::db`] recovery) the sealed records chain the logs. A torn tail ends the
+//! chain; later logs may then hold only batches never synced (their records claim nothing
+//! synced past the log header), which are dropped with the torn tail.
 
 mod log_file;
 mod options;
@@ -206,14 +207,39 @@ mod tests {
         let s = MemoryStorage::new();
         let mut w = create(&s, 1, 1);
         w.append(batch(1, b"a").as_bytes()).unwrap();
+        let header_end = w.synced_size();
         w.seal(2).unwrap();
-        assert_eq!(w.synced_size(), w.size());
+        assert_eq!(w.synced_size(), header_end, "the seal does not sync");
         assert_eq!(
             w.append(batch(2, b"b").as_bytes()).unwrap_err().code(),
             "CLOSED"
         );
         let (r, _) = replay_all(&s, 1);
         assert_eq!((r.sealed, r.end, r.batches), (Some(2), WalEnd::Clean, 1));
+    }
+
+    #[test]
+    fn a_sync_of_the_next_log_syncs_the_sealed_one_first_until_it_is_retired() {
+        let s = MemoryStorage::new();
+        let mut old = create(&s, 1, 1);
+        old.append(batch(1, b"a").as_bytes()).unwrap();
+        let mut new = create(&s, 2, 2);
+        old.seal(2).unwrap();
+        new.gate().follow(1, old.gate());
+        new.append(batch(2, b"b").as_bytes()).unwrap();
+        new.sync().unwrap();
+        assert_eq!(old.synced_size(), old.size(), "synced whole first");
+
+        let mut newer = create(&s, 3, 3);
+        new.seal(3).unwrap();
+        newer.gate().follow(2, new.gate());
+        newer.gate().retire_before(3);
+        newer.append(batch(3, b"c").as_bytes()).unwrap();
+        newer.sync().unwrap();
+        assert!(
+            new.synced_size() < new.size(),
+            "a retired log is not synced"
+        );
     }
 
     /// Overwrites `len` bytes at `at` of log `n` with zeros (a page lost at a crash).

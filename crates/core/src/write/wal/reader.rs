@@ -47,6 +47,11 @@ pub struct WalReplay {
     pub next_seq: Option<u64>,
     /// The log this one continues in (format 2, a sealed log).
     pub sealed: Option<u64>,
+    /// Offset just past the log header (format 2): what the log's creation made durable.
+    pub header_end: u64,
+    /// The largest synced offset a replayed record claims (format 2; 0 if none): a value past
+    /// `header_end` proves that a sync of this log's records once returned.
+    pub max_synced: u64,
 }
 
 /// Replays logs.
@@ -90,6 +95,8 @@ impl WalReader {
             first_batch_seq: None,
             next_seq: None,
             sealed: None,
+            header_end: 0,
+            max_synced: 0,
         };
         let options = WalReader::reader_options();
         if file_size < FILE_HEADER_LEN {
@@ -148,6 +155,7 @@ impl WalReader {
                                 out.header = Some(h);
                                 out.next_seq = Some(h.first_seq);
                                 out.valid_up_to = next_offset;
+                                out.header_end = next_offset;
                                 continue;
                             }
                             None => out.format = 1,
@@ -157,7 +165,9 @@ impl WalReader {
                         return Err(Error::corruption(&name, at, "a record after the seal"));
                     }
                     let batch = if out.format == 2 {
-                        match LogRecord::decode(data, &name, at)? {
+                        let record = LogRecord::decode(data, &name, at)?;
+                        out.max_synced = out.max_synced.max(record.synced());
+                        match record {
                             LogRecord::Batch { batch, .. } => batch,
                             LogRecord::Sealed { next, .. } => {
                                 out.sealed = Some(next);

@@ -7,9 +7,16 @@
 //! its [`SyncGate`] instead: syncs run one at a time, a sync that covers what a caller needs is
 //! shared, and the first failure is remembered for the file — every later sync of it fails with
 //! it, so no write is acknowledged as synced past a failed sync of its file.
+//!
+//! A sealed log is not synced when the next one takes over (that would stall every writer at
+//! each memtable switch): the next log's gate *follows* it ([`SyncGate::follow`]), and every
+//! sync of a gate first syncs the logs it follows that are not durable yet. So whenever a byte
+//! of a log past its header is durable, every older log still in use is durable whole, and
+//! recovery may drop whatever follows a torn log: it was never synced. A log whose writes are
+//! durable elsewhere (flushed to a table) is no longer followed ([`SyncGate::retire_before`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::storage::FileHandle;
 use crate::write::wal::repeat::repeat_error;
@@ -26,6 +33,9 @@ pub struct SyncGate {
     done: Condvar,
     /// Syncs performed (not shared waits).
     syncs: AtomicU64,
+    /// The previous log (its number and gate), while it may hold bytes not yet durable that
+    /// no table holds: synced before any sync of this log.
+    follows: Mutex<Option<(u64, Arc<SyncGate>)>>,
 }
 
 #[derive(Debug, Default)]
@@ -49,7 +59,37 @@ impl SyncGate {
             }),
             done: Condvar::new(),
             syncs: AtomicU64::new(0),
+            follows: Mutex::new(None),
         }
+    }
+
+    /// Makes every later sync of this log sync log `number` (through `gate`) first: this log
+    /// takes over from it, which was sealed without a sync.
+    pub fn follow(&self, number: u64, gate: Arc<SyncGate>) {
+        *lock(&self.follows) = Some((number, gate));
+    }
+
+    /// Stops following logs numbered below `number`, along the chain of followed logs: their
+    /// writes are durable in tables (the manifest's log number is past them).
+    pub fn retire_before(&self, number: u64) {
+        let mut next = cut_or_next(&self.follows, number);
+        while let Some(gate) = next {
+            next = cut_or_next(&gate.follows, number);
+        }
+    }
+
+    /// Syncs the followed logs whole, oldest first, then forgets them. A failure is returned
+    /// (and remembered by the failing log's gate, which stays followed).
+    fn sync_followed(&self) -> Result<()> {
+        let followed = lock(&self.follows).clone();
+        if let Some((_, gate)) = followed {
+            gate.sync(gate.written())?;
+            let mut link = lock(&self.follows);
+            if link.as_ref().is_some_and(|(_, g)| Arc::ptr_eq(g, &gate)) {
+                *link = None;
+            }
+        }
+        Ok(())
     }
 
     /// Records that the first `end` bytes were handed to the storage (the writer calls this
@@ -100,6 +140,7 @@ impl SyncGate {
     /// the outcome with [`Self::finish`]; no other sync of the file starts meanwhile. Fails if
     /// an earlier sync of the file failed.
     pub fn begin(&self, end: u64) -> Result<Option<u64>> {
+        self.sync_followed()?;
         let mut st = self.lock();
         loop {
             if let Some(e) = &st.failed {
@@ -150,8 +191,25 @@ impl SyncGate {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
+}
+
+/// Cuts `link` if it follows a log numbered below `number`; else the gate it follows, if any.
+fn cut_or_next(link: &Mutex<Option<(u64, Arc<SyncGate>)>>, number: u64) -> Option<Arc<SyncGate>> {
+    let mut link = lock(link);
+    match &*link {
+        Some((n, _)) if *n < number => {
+            *link = None;
+            None
+        }
+        Some((_, gate)) => Some(Arc::clone(gate)),
+        None => None,
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]

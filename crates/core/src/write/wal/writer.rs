@@ -135,17 +135,16 @@ impl WalWriter {
         self.poison_on_error(r)
     }
 
-    /// Seals the log: syncs it, appends the record saying that the log continues in log
-    /// `next` (which must exist already, durably) and vouching for every byte before it, cuts
-    /// the preallocated bytes after it, then syncs again. Nothing can be appended afterwards. A
-    /// failure poisons the writer.
+    /// Seals the log: appends the record saying that the log continues in log `next` (which
+    /// must exist already, durably), then cuts the preallocated bytes after it. No sync: the
+    /// next log's gate must follow this one ([`SyncGate::follow`]), so that this log is synced
+    /// whole before any byte of the next one is. Nothing can be appended afterwards. A failure
+    /// poisons the writer.
     pub fn seal(&mut self, next: u64) -> Result<()> {
         self.check()?;
-        self.sync()?;
         self.append_record(&sealed_record(self.gate.durable(), next))?;
         self.sealed = true;
-        self.trim()?;
-        self.sync()
+        self.trim().map(drop)
     }
 
     /// For a close: syncs the log and, if records were appended since the last record that
