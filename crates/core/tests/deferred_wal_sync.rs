@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use shaledb::storage::faulty::FaultyStorage;
 use shaledb::storage::memory::MemoryStorage;
+use shaledb::storage::Storage;
 use shaledb::{Db, Options, WriteOptions};
 
 const SYNC: WriteOptions = WriteOptions { sync: true };
@@ -72,4 +73,52 @@ fn closing_runs_a_waiting_deferred_sync_so_the_write_survives_a_power_loss() {
     storage.crash().unwrap();
     let db = Db::open_storage(storage.clone(), Options::default()).unwrap();
     assert_eq!(db.get(b"a").unwrap().as_deref(), Some(&b"1"[..]));
+}
+
+#[test]
+fn a_deferred_synced_write_after_a_switch_has_the_host_sync_the_sealed_log_first() {
+    let storage = Arc::new(FaultyStorage::new(Arc::new(MemoryStorage::new())));
+    let mut options = Options::default();
+    options.memtable_size = 64 * 1024;
+    options.background_thread = false;
+    let db = Db::open_storage(storage.clone(), options.clone()).unwrap();
+    db.set_deferred_sync(true).unwrap();
+    let logs = |s: &FaultyStorage| {
+        s.list()
+            .unwrap()
+            .into_iter()
+            .filter(|n| n.starts_with("wal-"))
+            .collect::<Vec<_>>()
+    };
+    let mut n = 0u32;
+    while logs(&storage).len() < 2 {
+        db.put(&n.to_be_bytes(), &[7; 200]).unwrap();
+        n += 1;
+    }
+    db.put_opt(b"synced", b"1", SYNC).unwrap();
+    let first = db.begin_wal_sync().unwrap().expect("the sealed log first");
+    assert!(first.name().starts_with("wal-"));
+    db.finish_wal_sync(first.sync()).unwrap();
+    assert_eq!(
+        db.get(b"synced").unwrap(),
+        None,
+        "its own log is not synced yet"
+    );
+    let second = db.begin_wal_sync().unwrap().expect("then the live log");
+    assert_ne!(second.name(), first.name());
+    db.finish_wal_sync(second.sync()).unwrap();
+    assert_eq!(db.get(b"synced").unwrap().as_deref(), Some(&b"1"[..]));
+    assert!(db.begin_wal_sync().unwrap().is_none());
+    // Every write before the synced one survives a power loss.
+    storage.crash().unwrap();
+    drop(db);
+    storage.reset_faults();
+    let db = Db::open_storage(storage.clone(), options).unwrap();
+    for i in 0..n {
+        assert!(
+            db.get(&i.to_be_bytes()).unwrap().is_some(),
+            "write {i} lost"
+        );
+    }
+    assert_eq!(db.get(b"synced").unwrap().as_deref(), Some(&b"1"[..]));
 }

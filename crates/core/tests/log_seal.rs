@@ -149,6 +149,44 @@ fn writes_after_a_sealed_logs_lost_tail_are_dropped_with_it() {
     assert_eq!(prefix_len(&db, more), kept, "the next open agrees");
 }
 
+/// Regression (found by the JavaScript fault sweep): a power loss may keep a sealed log's
+/// records but not its last size change, cutting it at a record boundary before its sealed
+/// record: it then ends cleanly without a seal, and the next log's writes, never synced, were
+/// taken for a lost link (corruption) instead of being dropped with the lost tail.
+#[test]
+fn writes_after_a_sealed_log_cut_before_its_seal_are_dropped_with_it() {
+    let storage = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+    let mut o = options();
+    o.wal_preallocation = 0;
+    let db = Db::open_storage(Arc::new(storage.clone()), o.clone()).unwrap();
+    let first = shaledb::write::wal::wal_file_name(logs(&storage)[0]);
+    // The first log as it was before the put that switched: whole records, no sealed one.
+    let mut before_seal = Vec::new();
+    let mut i = 0;
+    while logs(&storage).len() < 2 {
+        before_seal = read_all(&storage, &first);
+        db.put(&key(i), &value(i)).unwrap();
+        i += 1;
+    }
+    let more = i + 100;
+    for i in i..more {
+        db.put(&key(i), &value(i)).unwrap();
+    }
+    let live = shaledb::write::wal::wal_file_name(logs(&storage)[1]);
+    let new = read_all(&storage, &live);
+    storage.crash().unwrap();
+    drop(db);
+    storage.reset_faults();
+    write_all(&storage, &first, &before_seal);
+    write_all(&storage, &live, &new);
+    let db = Db::open_storage(Arc::new(storage.clone()), o).unwrap();
+    assert_eq!(
+        prefix_len(&db, more),
+        i - 1,
+        "the first log's writes, none after"
+    );
+}
+
 #[test]
 fn a_synced_write_past_a_torn_sealed_log_is_corruption() {
     let storage = FaultyStorage::new(Arc::new(MemoryStorage::new()));

@@ -28,7 +28,8 @@ pub fn db_commit_seqs(db: u32) -> JsResult<Vec<f64>> {
 }
 
 /// Starts the sync that waiting writes need: the storage host's id of the file to sync, or
-/// `-1` if none is needed (writes a sync covered already are visible now). Errors: the
+/// `-1` if none is needed (writes a sync covered already are visible now). The file may be an
+/// older log that must be durable first: the host calls this again until `-1`. Errors: the
 /// poisoning error.
 #[wasm_bindgen(js_name = dbBeginWalSync)]
 pub fn db_begin_wal_sync(db: u32) -> JsResult<f64> {

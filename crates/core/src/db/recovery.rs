@@ -10,12 +10,13 @@
 //! Sequence numbers run on densely from the manifest's last sequence number through every log
 //! of the chain (each log's header says where it starts). Every other log at or above the log
 //! number must hold no batch (a log created by an open or a memtable switch that failed before
-//! it was used), with one exception: after a chain that ends in a torn tail, later logs whose
-//! records claim nothing synced past their header. A log is sealed without a sync, and no byte
-//! of a newer log is synced before the older ones are whole ([`crate::write::wal::SyncGate`]),
-//! so those hold only writes never synced, made after the lost ones: they are dropped with
-//! them ([`RecoveredLogs::dropped`]), and recovery ends at the same prefix of the writes a
-//! single log's torn tail leaves. Any other batch outside the chain means the chain lost a
+//! it was used), with one exception: later logs, after the end of the chain, whose records
+//! claim nothing synced past their header. The chain's last log lost its seal then, with the
+//! rest of its unsynced tail (torn, or cut at a record boundary: a file size not made
+//! durable). A log is sealed without a sync, and no byte of a newer log is synced before the
+//! older ones are whole ([`crate::write::wal::SyncGate`]), so those hold only writes never
+//! synced, made after the lost ones: they are dropped with them ([`RecoveredLogs::dropped`]),
+//! and recovery ends at the same prefix of the writes a single log's torn tail leaves. Any other batch outside the chain means the chain lost a
 //! link (a log was damaged, deleted or cut short): corruption, never a silent drop of later
 //! writes that a sync had made durable.
 //!
@@ -51,7 +52,7 @@ pub(crate) struct RecoveredLogs {
     pub(crate) mem: Arc<MemTable>,
     /// The last sequence number in use: the manifest's, or the last replayed.
     pub(crate) last_seq: u64,
-    /// Logs after a torn chain end whose never-synced writes were dropped (module doc). The
+    /// Logs after the chain's end whose never-synced writes were dropped (module doc). The
     /// open deletes them before the logs' writes go anywhere else: left in place, the change
     /// feed could serve writes the database does not hold.
     pub(crate) dropped: Vec<u64>,
@@ -176,7 +177,7 @@ pub(crate) fn recover_logs(
             let never_synced = replay.format == 2 && replay.max_synced <= replay.header_end;
             if rules == LogRules::Chained
                 && never_synced
-                && matches!(chain_end, Some((end, Some(_))) if number > end)
+                && matches!(chain_end, Some((end, _)) if number > end)
             {
                 dropped.push(number);
                 continue;

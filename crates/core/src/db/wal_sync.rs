@@ -34,7 +34,9 @@ impl Db {
     /// sync already covered become visible now). Then the host syncs the returned log file
     /// (everything written to it before that sync starts is covered) and
     /// calls [`Db::finish_wal_sync`]; nothing else may run on the database in between (in
-    /// WebAssembly: natively other threads' syncs of the log wait for it).
+    /// WebAssembly: natively other threads' syncs of the log wait for it). The file may be an
+    /// older log, sealed without a sync, that must be durable before the waiting writes' log
+    /// is: the host calls this again until it returns `None`.
     /// Errors: `Poisoned` (or `Quota`) if the database is poisoned or an earlier sync of the
     /// log failed.
     #[doc(hidden)]

@@ -623,7 +623,9 @@ impl GroupCommit {
     }
 
     /// Starts the sync that groups written with deferred syncs wait for: `Ok(None)` when none
-    /// waits (or a sync already covered them: they are published now); else the log's gate,
+    /// waits (or a sync already covered them: they are published now); else the gate of the
+    /// log to sync — an older log the waiting groups' log follows, if one is not durable yet
+    /// (then the groups still wait after it: call again), else their log —,
     /// whose file the host must now sync — everything written to it before that sync starts
     /// is covered — and then report with [`GroupCommit::finish_host_sync`]. No other sync of
     /// the log runs meanwhile. Errors: the poisoning error; a host sync already under way
@@ -638,10 +640,20 @@ impl GroupCommit {
                 "a deferred WAL sync is under way already".into(),
             ));
         }
-        let Some(target) = st.unpublished.iter().rev().find_map(|p| p.sync.clone()) else {
+        let Some(mut target) = st.unpublished.iter().rev().find_map(|p| p.sync.clone()) else {
             return Ok(None);
         };
         drop(st);
+        // An older log the target's follows and that is not durable yet goes first: the host
+        // syncs it, and the next call starts the target's own sync.
+        let mut older = false;
+        if let Some(gate) = target.gate.oldest_unsynced_followed() {
+            older = true;
+            target = SyncTarget {
+                end: gate.written(),
+                gate,
+            };
+        }
         let begun = target.gate.begin(target.end);
         let durable = target.gate.durable();
         let mut st = self.lock_state();
@@ -649,6 +661,11 @@ impl GroupCommit {
             Ok(Some(covers)) => {
                 st.host_sync = Some((Arc::clone(&target.gate), covers));
                 Ok(Some(target.gate))
+            }
+            // Another thread synced the older log meanwhile: on to the waiting groups' own.
+            Ok(None) if older => {
+                drop(st);
+                self.begin_host_sync()
             }
             Ok(None) => {
                 self.synced(&mut st, &target.gate, Ok(durable));
@@ -694,13 +711,11 @@ impl GroupCommit {
     /// Runs the sync that groups written with deferred syncs wait for, inline (the host's sync,
     /// in this thread): what work that needs every group visible does first.
     pub fn sync_for_host(&self) -> Result<()> {
-        match self.begin_host_sync()? {
-            None => Ok(()),
-            Some(gate) => {
-                let result = gate.file().sync();
-                self.finish_host_sync(result)
-            }
+        while let Some(gate) = self.begin_host_sync()? {
+            let result = gate.file().sync();
+            self.finish_host_sync(result)?;
         }
+        Ok(())
     }
 
     /// The last sequence number assigned to a batch (visible or not yet).

@@ -441,7 +441,8 @@ export function commitSeqs(db: SyncDatabaseImpl): readonly [number, number] {
 /**
  * Starts the deferred sync that waiting writes need: the storage host's id of the file to sync
  * (then report with {@link finishWalSync}, running nothing else on `db` in between), or `-1` if
- * none is needed. Throws the poisoning error.
+ * none is needed. The file may be an older log, sealed without a sync, that must be durable
+ * first: call again until `-1`. Throws the poisoning error.
  */
 export function beginWalSync(db: SyncDatabaseImpl): number {
   return db.db.call(() => wasm.dbBeginWalSync(db.db.id));

@@ -383,8 +383,8 @@ export class DatabaseServer {
     const asyncSync = this.#asyncSync;
     if (asyncSync === undefined) return undefined;
     try {
-      const file = beginWalSync(this.db);
-      if (file >= 0) {
+      // An older log sealed without a sync may come first; then the waiting writes' own log.
+      for (let file = beginWalSync(this.db); file >= 0; file = beginWalSync(this.db)) {
         let failure: unknown;
         try {
           await asyncSync(file);

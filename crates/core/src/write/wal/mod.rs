@@ -25,9 +25,9 @@
 //!   says the damaged bytes were synced, or a sequence number is missing. Format 1 logs carry no
 //!   synced offsets: there, any intact record after damage makes it corruption.
 //!
-//! Across logs ([`crate::db`] recovery) the sealed records chain the logs. A torn tail ends the
-//! chain; later logs may then hold only batches never synced (their records claim nothing
-//! synced past the log header), which are dropped with the torn tail.
+//! Across logs ([`crate::db`] recovery) the sealed records chain the logs. Logs after the
+//! chain's end (its last log lost its seal with its unsynced tail) may hold only batches never
+//! synced (their records claim nothing synced past the log header), which are dropped.
 
 mod log_file;
 mod options;

@@ -78,6 +78,20 @@ impl SyncGate {
         }
     }
 
+    /// The oldest log this one follows, through the chain, that holds bytes not yet durable:
+    /// what a host that runs syncs itself must sync (whole) before this log.
+    pub fn oldest_unsynced_followed(&self) -> Option<Arc<SyncGate>> {
+        let mut oldest = None;
+        let mut next = followed(&self.follows);
+        while let Some(gate) = next {
+            next = followed(&gate.follows);
+            if gate.durable() < gate.written() {
+                oldest = Some(gate);
+            }
+        }
+        oldest
+    }
+
     /// Syncs the followed logs whole, oldest first, then forgets them. A failure is returned
     /// (and remembered by the failing log's gate, which stays followed).
     fn sync_followed(&self) -> Result<()> {
@@ -193,6 +207,11 @@ impl SyncGate {
     fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
         lock(&self.state)
     }
+}
+
+/// The gate `link` follows, if any.
+fn followed(link: &Mutex<Option<(u64, Arc<SyncGate>)>>) -> Option<Arc<SyncGate>> {
+    lock(link).as_ref().map(|(_, gate)| Arc::clone(gate))
 }
 
 /// Cuts `link` if it follows a log numbered below `number`; else the gate it follows, if any.
