@@ -208,3 +208,23 @@ fn a_synced_write_past_a_torn_sealed_log_is_corruption() {
         other => panic!("expected corruption, got {:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn a_log_kept_for_the_change_feed_is_synced_whole_before_it_is_let_go() {
+    let storage = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+    let mut o = options();
+    o.change_retention = Some(shaledb::ChangeRetention::age_ms(3_600_000));
+    let db = Db::open_storage(Arc::new(storage.clone()), o.clone()).unwrap();
+    for i in 0..300 {
+        db.put(&key(i), &value(i)).unwrap();
+    }
+    // Sealed (no sync) and flushed: its writes are in a table, the log is kept for the feed.
+    db.flush().unwrap();
+    storage.crash().unwrap();
+    drop(db);
+    storage.reset_faults();
+    let db = Db::open_storage(Arc::new(storage.clone()), o).unwrap();
+    let seqs: Vec<u64> = db.changes(1).unwrap().map(|c| c.unwrap().seq()).collect();
+    assert_eq!(seqs.len(), 300, "every change");
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in order");
+}

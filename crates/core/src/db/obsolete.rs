@@ -26,12 +26,15 @@ impl DbInner {
                 versions.manifest_number(),
             )
         };
-        // Older logs' writes are in tables: a sync of the live log no longer syncs them first.
-        self.writes.retire_logs_before(log_number);
         let names = self.storage.list()?;
         let logs = LogIndex::numbers(&names);
         let obsolete_logs: Vec<u64> = logs.iter().copied().filter(|&n| n < log_number).collect();
         let kept = self.logs_to_keep(&obsolete_logs, &logs)?;
+        // Older logs' writes are in tables: a sync of the live log no longer syncs them first.
+        // Those kept for the change feed are synced whole now (sealed without a sync, they
+        // could otherwise lose writes out of the middle of the feed at a power loss).
+        self.writes
+            .retire_logs_before(log_number, |n| kept.contains(&n))?;
         for name in &names {
             let obsolete = match parse_file_name(name) {
                 Some(FileKind::Wal(n)) => n < log_number && !kept.contains(&n),

@@ -90,9 +90,10 @@ impl WritePath {
         self.commit.sync_written()
     }
 
-    /// Stops syncing logs numbered below `number` first: their writes are in tables.
-    pub(crate) fn retire_logs_before(&self, number: u64) {
-        self.commit.retire_logs_before(number);
+    /// Stops syncing logs numbered below `number` first: their writes are in tables; those
+    /// `keep` names are synced first ([`GroupCommit::retire_logs_before`]).
+    pub(crate) fn retire_logs_before(&self, number: u64, keep: impl Fn(u64) -> bool) -> Result<()> {
+        self.commit.retire_logs_before(number, keep)
     }
 
     /// The error a failure poisoned the group commit with, if one did.

@@ -69,6 +69,10 @@ fn flush(
             "a flush job's log is not sealed: its memtable may hold writes it lacks",
         ));
     }
+    // The log was sealed without a sync. Kept after the install for the change feed, it must
+    // be durable whole: synced here, off the database's thread, its sync there finds nothing
+    // left to write (a sync covers the file, whichever handle asks).
+    storage.open(&name, OpenMode::ReadWrite)?.sync()?;
     let mut entries: Vec<(&[u8], u64, ValueKind, &[u8])> = Vec::new();
     for (first_seq, batch) in &batches {
         // Operation `i` has sequence number `first_seq + i`, annotations included (as

@@ -602,14 +602,21 @@ impl GroupCommit {
     }
 
     /// Stops syncing logs numbered below `number` before the live one: their writes are in
-    /// tables ([`SyncGate::retire_before`]).
-    pub fn retire_logs_before(&self, number: u64) {
+    /// tables ([`SyncGate::retire_before`]). Those `keep` names (kept for the change feed) are
+    /// synced whole first, so that a power loss cannot cut writes out of the middle of the
+    /// feed; a failure is returned (and remembered by the log's gate).
+    pub fn retire_logs_before(&self, number: u64, keep: impl Fn(u64) -> bool) -> Result<()> {
         let gate = self
             .wal
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .gate();
-        gate.retire_before(number);
+        for (n, retired) in gate.retire_before(number).into_iter().rev() {
+            if keep(n) {
+                retired.sync(retired.written())?;
+            }
+        }
+        Ok(())
     }
 
     /// Turns deferred syncs on or off (module doc, "Deferred syncs"). Turning them off runs a

@@ -70,12 +70,26 @@ impl SyncGate {
     }
 
     /// Stops following logs numbered below `number`, along the chain of followed logs: their
-    /// writes are durable in tables (the manifest's log number is past them).
-    pub fn retire_before(&self, number: u64) {
+    /// writes are durable in tables (the manifest's log number is past them). Returns the logs
+    /// let go, newest first, with their gates (they may still hold bytes not durable).
+    pub fn retire_before(&self, number: u64) -> Vec<(u64, Arc<SyncGate>)> {
         let mut next = cut_or_next(&self.follows, number);
+        let mut cut = None;
         while let Some(gate) = next {
-            next = cut_or_next(&gate.follows, number);
+            match gate {
+                Next::Follow(gate) => next = cut_or_next(&gate.follows, number),
+                Next::Cut(link) => {
+                    cut = Some(link);
+                    next = None;
+                }
+            }
         }
+        let mut retired = Vec::new();
+        while let Some((n, gate)) = cut {
+            cut = lock(&gate.follows).take();
+            retired.push((n, gate));
+        }
+        retired
     }
 
     /// The oldest log this one follows, through the chain, that holds bytes not yet durable:
@@ -214,15 +228,21 @@ fn followed(link: &Mutex<Option<(u64, Arc<SyncGate>)>>) -> Option<Arc<SyncGate>>
     lock(link).as_ref().map(|(_, gate)| Arc::clone(gate))
 }
 
-/// Cuts `link` if it follows a log numbered below `number`; else the gate it follows, if any.
-fn cut_or_next(link: &Mutex<Option<(u64, Arc<SyncGate>)>>, number: u64) -> Option<Arc<SyncGate>> {
+/// A step along the chain of followed logs.
+enum Next {
+    /// A followed log numbered at or above the retirement's bound: look at what it follows.
+    Follow(Arc<SyncGate>),
+    /// The link to a log below the bound, taken out of the chain.
+    Cut((u64, Arc<SyncGate>)),
+}
+
+/// Cuts `link` if it follows a log numbered below `number` (returning the link); else the gate
+/// it follows, if any.
+fn cut_or_next(link: &Mutex<Option<(u64, Arc<SyncGate>)>>, number: u64) -> Option<Next> {
     let mut link = lock(link);
     match &*link {
-        Some((n, _)) if *n < number => {
-            *link = None;
-            None
-        }
-        Some((_, gate)) => Some(Arc::clone(gate)),
+        Some((n, _)) if *n < number => link.take().map(Next::Cut),
+        Some((_, gate)) => Some(Next::Follow(Arc::clone(gate))),
         None => None,
     }
 }
