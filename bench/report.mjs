@@ -7,6 +7,8 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "results");
+// Latency percentiles shown only in the tail-latency table (p99 is also in the suite's table).
+const tailOnly = /^us\/(p50|p99\.9|max)$/;
 const higherIsBetter = (metric) => !/(us|ms|ns)\/op|^(us|ms|ns)(\/|$)|bytes|amplification|^kB$/i.test(metric);
 
 const suites = new Map();
@@ -67,7 +69,8 @@ for (const [suite, map] of [...suites].sort()) {
   const runs = [...new Set(rows.map((r) => r.run).filter(Boolean))].sort();
   out.push(`## ${suite}`, "", `Machine: ${hosts.join("; ") || "unknown"}. Runs: ${runs.join(", ") || "unknown"}.`, "");
   const engines = [...new Set(rows.map((r) => r.engine))].sort((a, b) => (a === "shaledb" ? -1 : b === "shaledb" ? 1 : a.localeCompare(b)));
-  const cases = [...new Set(rows.map((r) => `${r.case}\u0000${r.metric}`))];
+  // The tail-latency table below shows every percentile; this one keeps p99 (and ops/s).
+  const cases = [...new Set(rows.filter((r) => !tailOnly.test(r.metric)).map((r) => `${r.case}\u0000${r.metric}`))];
   out.push(`| case | metric | ${engines.join(" | ")} | ShaleDB vs peers |`, `|---|---|${engines.map(() => "---:").join("|")}|---:|`);
   const ratios = [];
   for (const cm of cases) {
@@ -90,7 +93,25 @@ for (const [suite, map] of [...suites].sort()) {
     writeFileSync(join(dir, `${suite}.svg`), chart(suite, ratios));
     out.push(`![${suite} ratios](${suite}.svg)`, "");
   }
+  renderTail(rows, engines);
   renderTargets(suite, map);
+}
+
+// Tail latency (bench/native `latency/` cases): one row per case and engine with its ops/s and
+// its percentiles of µs per operation (metrics `us/p50`, `us/p99`, `us/p99.9`, `us/max`).
+function renderTail(rows, engines) {
+  const tail = rows.filter((r) => r.metric === "us/p50");
+  if (!tail.length) return;
+  const get = (c, metric, e) => rows.find((r) => r.case === c && r.metric === metric && r.engine === e);
+  const metrics = ["ops/s", "us/p50", "us/p99", "us/p99.9", "us/max"];
+  out.push("Tail latency: every operation timed, for the same duration on every engine (µs per operation; lower is better).", "",
+    "| case | engine | ops/s | p50 | p99 | p99.9 | max |", "|---|---|---:|---:|---:|---:|---:|");
+  for (const c of [...new Set(tail.map((r) => r.case))]) {
+    for (const e of engines.filter((e) => get(c, "us/p50", e))) {
+      out.push(`| ${c} | ${e} | ${metrics.map((m) => cell(get(c, m, e))).join(" | ")} |`);
+    }
+  }
+  out.push("");
 }
 
 // The performance issue's targets for the native suites, each checked on figures of one run.

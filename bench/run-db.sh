@@ -21,8 +21,7 @@ for a in "$@"; do
     --engines=*) grep -qE 'rocksdb|fjall' <<<"${a#--engines=}" || features=(--no-default-features) ;;
   esac
 done
-if [ ${#features[@]} = 0 ] && ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 &&
-  ! ls /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
+if [ ${#features[@]} = 0 ] && ! have_libclang; then
   apt_install "RocksDB's bindings need libclang" libclang-dev
 fi
 (cd bench/native && cargo build --release "${features[@]}")

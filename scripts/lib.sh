@@ -37,6 +37,17 @@ apt_install() {
     { $sudo apt-get update && $sudo apt-get install -y --no-install-recommends "$@"; }
 }
 
+# True when bindgen (clang-sys) would find a libclang to load: libclang.so, libclang-N.so or
+# libclang.so.N (libclang-cpp.so.N is another library, which machines often have alone), in
+# $LIBCLANG_PATH (a directory, or the file) when it is set, else where clang-sys looks (/usr/lib*,
+# /usr/local/lib*, up to three directories down).
+have_libclang() {
+  local where=(/usr/lib* /usr/local/lib*) depth=4
+  [ -z "${LIBCLANG_PATH:-}" ] || { where=("$LIBCLANG_PATH"); depth=1; }
+  [ -n "$(find "${where[@]}" -maxdepth "$depth" \( -name libclang.so -o -name 'libclang.so.*' \
+    -o -name 'libclang-*.so' -o -name 'libclang-*.so.*' \) ! -name '*-cpp.*' -print -quit 2>/dev/null)" ]
+}
+
 # Installs what is missing (scripts/setup.sh), then builds the WebAssembly module and the
 # `shaledb` package (both quick when up to date): what the demos need before they run.
 setup_and_build() {

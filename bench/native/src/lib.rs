@@ -11,6 +11,7 @@
 pub mod engine;
 #[cfg(feature = "peers")]
 pub mod fjall_engine;
+pub mod latency;
 #[cfg(feature = "peers")]
 pub mod rocksdb_engine;
 pub mod shaledb_engine;

@@ -37,6 +37,9 @@
 //! - `disk/10000entries`: 10,000 puts, flush, compaction, close; bytes of the directory.
 //! - `put/sync/threads-1|2|4|8`: T threads each doing SYNC/2 synced puts of their own keys
 //!   into one database. Total ops/s (group commit shows as growth with T).
+//!
+//! Tail latency ([`crate::latency`]): `latency/fillrandom`, `latency/put-sync-1|8`, each put
+//! timed for a fixed duration; ops/s and us/p50, us/p99, us/p99.9, us/max.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -44,6 +47,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use crate::engine::{dir_bytes, process_write_bytes, Engine, Settings};
+use crate::latency;
 use shaledb_bench_support::Bench;
 
 /// Key size in bytes.
@@ -64,10 +68,13 @@ pub struct Config {
     pub ops: u64,
     /// Synced writes per sync case (`DB_BENCH_SYNC_OPS`, default 500).
     pub sync_ops: u64,
+    /// Seconds every `latency/` case runs (`DB_BENCH_LATENCY_SECS`); unset, each case's own
+    /// default ([`crate::latency`]).
+    pub latency_secs: Option<u64>,
 }
 
 impl Config {
-    /// Reads `DB_BENCH_N`, `DB_BENCH_OPS` and `DB_BENCH_SYNC_OPS`.
+    /// Reads `DB_BENCH_N`, `DB_BENCH_OPS`, `DB_BENCH_SYNC_OPS` and `DB_BENCH_LATENCY_SECS`.
     pub fn from_env() -> Config {
         let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
         let n = var("DB_BENCH_N").unwrap_or(1_000_000).max(100);
@@ -75,6 +82,7 @@ impl Config {
             n,
             ops: var("DB_BENCH_OPS").unwrap_or(n.min(200_000)).max(1),
             sync_ops: var("DB_BENCH_SYNC_OPS").unwrap_or(500).max(2),
+            latency_secs: var("DB_BENCH_LATENCY_SECS").map(|s| s.max(1)),
         }
     }
 }
@@ -103,6 +111,14 @@ pub fn run<E: Engine>(bench: &Bench, cfg: &Config) {
     for threads in [1, 2, 4, 8] {
         guarded::<E>("put/sync/threads", || {
             sync_threads::<E>(bench, cfg, threads)
+        });
+    }
+    guarded::<E>("latency/fillrandom", || {
+        latency::fill_random::<E>(bench, cfg)
+    });
+    for threads in [1, 8] {
+        guarded::<E>("latency/put-sync", || {
+            latency::put_sync::<E>(bench, cfg, threads)
         });
     }
 }
