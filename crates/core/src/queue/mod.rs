@@ -51,6 +51,7 @@ mod item;
 mod layout;
 mod open;
 mod options;
+mod position;
 mod produce;
 mod state;
 mod tx;

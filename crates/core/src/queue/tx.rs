@@ -6,6 +6,7 @@
 use crate::db::{DbIterator, Keyspace};
 use crate::named::state::{NamedState, Part};
 use crate::queue::layout::{self, Counters, Pending};
+use crate::queue::position;
 use crate::queue::state::State;
 use crate::write::batch::WriteBatch;
 use crate::Result;
@@ -70,13 +71,19 @@ impl<'a> Tx<'a> {
         self.batch.delete_range(&start, &end)
     }
 
-    /// Moves `group`'s stream position to `next`.
+    /// Moves `group`'s stream position to `next`, writing it when it cannot be derived at open
+    /// ([`position::must_write`]).
     pub(crate) fn set_next(&mut self, group: &str, next: u64) -> Result<()> {
+        let groups = self.state.groups.len();
         let Some(g) = self.state.groups.get_mut(group) else {
             return Ok(());
         };
-        self.undo.push(Undo::Next(group.to_owned(), g.next));
+        let old = g.next;
         g.next = next;
+        self.undo.push(Undo::Next(group.to_owned(), old));
+        if !position::must_write(groups, old, next) {
+            return Ok(());
+        }
         self.put(&layout::group_key(group), &layout::encode_group(next))
     }
 
@@ -161,7 +168,13 @@ impl Part for Tx<'_> {
     }
 
     fn write_into(&mut self, batch: &mut WriteBatch) -> Result<()> {
-        batch.append(&self.take_writes()?)
+        let writes = self.take_writes()?;
+        if batch.is_empty() {
+            // The common case (a queue operation alone): no copy.
+            *batch = writes;
+            return Ok(());
+        }
+        batch.append(&writes)
     }
 
     fn undo(&mut self) {
