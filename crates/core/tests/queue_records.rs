@@ -1,6 +1,6 @@
 //! Which records each queue operation writes (docs/FORMAT.md, "Queues"), read back through the
-//! change feed, and that what is no longer written per operation (a lone group's position) is
-//! found again at reopen, after a crash too.
+//! change feed, and that what is no longer written per operation (a lone group's position, the
+//! counters after a push) is found again at reopen, after a crash too.
 #![allow(
     clippy::unwrap_used,
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
@@ -44,7 +44,7 @@ fn push(q: &Queue, v: &[u8]) -> u64 {
 }
 
 #[test]
-fn a_push_take_reserve_and_ack_of_a_lone_group_write_no_group_position() {
+fn a_push_writes_its_item_alone_and_reads_of_a_lone_group_write_no_group_position() {
     let storage = Arc::new(MemoryStorage::new());
     let db = open(&storage);
     let q = db.queue("jobs", QueueOptions::default()).unwrap();
@@ -52,7 +52,7 @@ fn a_push_take_reserve_and_ack_of_a_lone_group_write_no_group_position() {
     push(&q, b"b");
     let mut seq = db.sequence();
     push(&q, b"c");
-    assert_eq!(written(&db, seq + 1), [["+i", "+s"]], "push");
+    assert_eq!(written(&db, seq + 1), [["+i"]], "push");
     seq = db.sequence();
     q.take(None).unwrap().unwrap();
     assert_eq!(written(&db, seq + 1), [["-i", "+s"]], "take");
@@ -135,4 +135,38 @@ fn a_second_group_made_after_reads_keeps_the_first_groups_exact_position_across_
     let q = db.queue("jobs", QueueOptions::default()).unwrap();
     assert_eq!(q.take(None).unwrap().unwrap().id, 7);
     assert_eq!(q.stats().unwrap().items, 3);
+}
+
+#[test]
+fn pushes_the_stored_counters_do_not_count_yet_are_counted_at_open_after_a_crash() {
+    let storage = Arc::new(MemoryStorage::new());
+    let db = open(&storage);
+    let q = db.queue("jobs", QueueOptions::default()).unwrap();
+    let seq = db.sequence();
+    // 1,500 pushes: the counters are written once, at the 1,024th.
+    let n = 1500u64;
+    for i in 0..n {
+        push(&q, &[7; 10][..(i % 10) as usize]);
+    }
+    let counters_written = written(&db, seq + 1)
+        .iter()
+        .filter(|b| b.contains(&"+s".to_owned()))
+        .count();
+    assert_eq!(counters_written, 1);
+    let before = q.stats().unwrap();
+    drop((q, db)); // no close: like a killed process
+    let db = open(&storage);
+    let q = db.queue("jobs", QueueOptions::default()).unwrap();
+    let after = q.stats().unwrap();
+    assert_eq!((after.items, after.bytes), (before.items, before.bytes));
+    assert_eq!(after.items, n);
+    assert_eq!(push(&q, b"next"), n + 1);
+    // A take writes the counters again; items pushed after it are counted at the next open.
+    q.take(None).unwrap().unwrap();
+    push(&q, b"late");
+    drop((q, db));
+    let db = open(&storage);
+    let q = db.queue("jobs", QueueOptions::default()).unwrap();
+    assert_eq!(q.stats().unwrap().items, n + 1);
+    assert_eq!(push(&q, b"last"), n + 3);
 }

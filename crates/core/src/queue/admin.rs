@@ -178,6 +178,7 @@ impl Queue {
         counters.items = 0;
         counters.bytes = 0;
         counters.swept = next;
+        counters.unwritten = Default::default();
         let p = &self.handle.ks.prefix[..];
         let mut batch = WriteBatch::new();
         batch.delete_range(

@@ -45,6 +45,7 @@
 
 mod admin;
 mod consume;
+mod counters;
 mod deferred;
 mod handle;
 mod item;

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::db::{IterOptions, Keyspace};
+use crate::queue::counters;
 use crate::queue::layout::{self, Counters, Pending, PendingState};
 use crate::queue::options::QueueOptions;
 use crate::queue::position;
@@ -117,7 +118,7 @@ impl State {
         now: u64,
     ) -> Result<(State, Vec<Returned>)> {
         let counters = match ks.get(layout::STATS_KEY)? {
-            Some(v) => Counters::decode(&v, name)?,
+            Some(v) => counters::complete(ks, name, Counters::decode(&v, name)?)?,
             None => return Ok((State::new(options), Vec::new())),
         };
         let mut returned = Vec::new();

@@ -5,6 +5,7 @@
 
 use crate::db::{DbIterator, Keyspace};
 use crate::named::state::{NamedState, Part};
+use crate::queue::counters::Unwritten;
 use crate::queue::layout::{self, Counters, Pending};
 use crate::queue::position;
 use crate::queue::state::State;
@@ -30,6 +31,8 @@ pub(crate) struct Tx<'a> {
     pub batch: WriteBatch,
     undo: Vec<Undo>,
     counters_changed: bool,
+    /// Whether the counters changed otherwise than by pushes (then they are written).
+    counters_must_write: bool,
     /// Whether an item became available (a push, a release): waiters are woken after commit.
     pub wakes: bool,
     /// The stream iterator of the group being read, kept between deliveries of one operation.
@@ -51,6 +54,7 @@ impl<'a> Tx<'a> {
             batch: WriteBatch::new(),
             undo: Vec::new(),
             counters_changed: false,
+            counters_must_write: false,
             wakes: false,
             stream: None,
             fresh: std::collections::VecDeque::new(),
@@ -111,6 +115,13 @@ impl<'a> Tx<'a> {
 
     /// The counters, to change (written at the end of the operation).
     pub(crate) fn counters(&mut self) -> &mut Counters {
+        self.counters_must_write = true;
+        self.counters_for_push()
+    }
+
+    /// The counters, for a push to change: written at the end of the operation only when
+    /// enough pushes have gone unwritten (`counters.rs`).
+    pub(crate) fn counters_for_push(&mut self) -> &mut Counters {
         if !self.counters_changed {
             self.counters_changed = true;
             self.undo.push(Undo::Counters(self.state.counters));
@@ -118,13 +129,16 @@ impl<'a> Tx<'a> {
         &mut self.state.counters
     }
 
-    /// The operation's writes, counters included; the state keeps its changes.
+    /// The operation's writes, counters included when due; the state keeps its changes.
     pub(crate) fn take_writes(&mut self) -> Result<WriteBatch> {
-        if self.counters_changed {
-            self.counters_changed = false;
+        let due = self.counters_must_write || self.state.counters.unwritten.due();
+        if self.counters_changed && due {
+            self.state.counters.unwritten = Unwritten::default();
             let encoded = self.state.counters.encode();
             self.put(layout::STATS_KEY, &encoded)?;
         }
+        self.counters_changed = false;
+        self.counters_must_write = false;
         Ok(std::mem::take(&mut self.batch))
     }
 
@@ -146,6 +160,7 @@ impl<'a> Tx<'a> {
             }
         }
         self.counters_changed = false;
+        self.counters_must_write = false;
         self.batch = WriteBatch::new();
         self.wakes = false;
         self.stream = None;
