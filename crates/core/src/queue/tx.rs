@@ -12,6 +12,10 @@ use crate::queue::state::State;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
+/// Room an operation's batch starts with: a small item and its counters or pending entry
+/// without growing.
+const OP_BATCH_CAPACITY: usize = 192;
+
 /// How an operation changed the state, to be undone in reverse order.
 #[derive(Debug)]
 enum Undo {
@@ -51,7 +55,7 @@ impl<'a> Tx<'a> {
             ks,
             state,
             now,
-            batch: WriteBatch::new(),
+            batch: WriteBatch::with_capacity(OP_BATCH_CAPACITY),
             undo: Vec::new(),
             counters_changed: false,
             counters_must_write: false,
