@@ -11,6 +11,7 @@
 //! - [`Session::end`] (the client disconnected) gives every open read back to its queue.
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -204,9 +205,8 @@ impl Session {
         match item {
             Some(item) => {
                 bump(&counters.get_hits);
-                out.extend_from_slice(
-                    format!("VALUE {name} 0 {}\r\n", item.value.len()).as_bytes(),
-                );
+                // Straight into the reply buffer (no intermediate string).
+                let _ = write!(out, "VALUE {name} 0 {}\r\n", item.value.len());
                 out.extend_from_slice(&item.value);
                 out.extend_from_slice(b"\r\nEND\r\n");
             }

@@ -70,6 +70,9 @@ fn lock_by_name<'a, H, T>(
     name: impl Fn(&H) -> &str,
     lock: impl Fn(&'a H) -> MutexGuard<'a, T>,
 ) -> (Vec<&'a H>, Vec<MutexGuard<'a, T>>) {
+    if let [o] = objects {
+        return (vec![*o], vec![lock(o)]); // the common case, without sorting
+    }
     let mut unique: Vec<&'a H> = Vec::with_capacity(objects.len());
     for &o in objects {
         if !unique.iter().any(|u| name(u) == name(o)) {

@@ -62,6 +62,15 @@ impl Queue {
                 &layout::group_key(name),
                 &layout::encode_group(next),
             )?;
+            // A lone group's stored position was only a lower bound: with two groups every
+            // position is written exactly (position.rs).
+            for (other, g) in &state.groups {
+                batch.put_prefixed(
+                    &self.handle.ks.prefix,
+                    &layout::group_key(other),
+                    &layout::encode_group(g.next),
+                )?;
+            }
             self.handle.db.write_encoded(batch, false)?;
             state.groups.insert(name.to_owned(), Group::new(next));
         }
@@ -169,6 +178,7 @@ impl Queue {
         counters.items = 0;
         counters.bytes = 0;
         counters.swept = next;
+        counters.unwritten = Default::default();
         let p = &self.handle.ks.prefix[..];
         let mut batch = WriteBatch::new();
         batch.delete_range(

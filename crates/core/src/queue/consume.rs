@@ -76,60 +76,90 @@ impl Tx<'_> {
                 self.set_pending(group, id, None)?;
                 continue;
             };
+            let mut record = record;
             let (header, value) = ItemHeader::decode(&record, self.name)?;
             if header.expires_at <= now {
                 self.finish(group, id, value.len() as u64)?;
                 continue;
             }
+            record.drain(..layout::ITEM_HEADER_LEN);
             return Ok(Some(Candidate {
                 id,
-                value: value.to_vec(),
+                value: record,
                 pushed_at: header.pushed_at,
                 deliveries,
             }));
         }
-        // The stream, from the group's position (one iterator for the whole operation: a batch
-        // of deliveries reads on where the previous one stopped).
+        // The stream, from the group's position. Every id from the position up to `next_id` is
+        // stored (nothing deletes an item a group has not read past), so an empty stream needs
+        // no read, and the item at the position is a point read; an iterator (one for the whole
+        // operation: a batch of deliveries reads on where the previous one stopped) is made
+        // only when that read misses.
         let mut stream = match self.stream.take() {
             Some((g, it)) if g == group => it,
-            _ => {
+            _ => loop {
                 let next = self.group(group)?.next;
-                self.ks.iter(IterOptions {
-                    lower: Bound::Included(layout::ITEMS.key(next).to_vec()),
-                    upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
-                    ..IterOptions::default()
-                })?
-            }
+                if next >= self.state.counters.next_id {
+                    return Ok(None);
+                }
+                let Some(record) = self.ks.get(&layout::ITEMS.key(next))? else {
+                    break self.ks.iter(IterOptions {
+                        lower: Bound::Included(layout::ITEMS.key(next).to_vec()),
+                        upper: Bound::Excluded(layout::ITEMS_END.to_vec()),
+                        ..IterOptions::default()
+                    })?;
+                };
+                if let Some(candidate) = self.read_past(group, next, record)? {
+                    return Ok(Some(candidate));
+                }
+            },
         };
         while let Some(entry) = stream.next() {
             let (key, record) = entry?;
             let id = layout::ITEMS
                 .number(&key)
                 .ok_or_else(|| self.damaged("malformed item key"))?;
-            self.set_next(group, id + 1)?;
-            let (header, value) = ItemHeader::decode(&record, self.name)?;
-            if header.expires_at <= now {
-                self.finish(group, id, value.len() as u64)?;
-            } else if header.visible_at > now {
-                let delayed = Pending {
-                    deliveries: 0,
-                    state: PendingState::Ready(header.visible_at),
-                    size: u32::try_from(value.len()).unwrap_or(u32::MAX),
-                    released: false,
-                };
-                self.set_pending(group, id, Some(delayed))?;
-            } else {
-                let candidate = Candidate {
-                    id,
-                    value: value.to_vec(),
-                    pushed_at: header.pushed_at,
-                    deliveries: 0,
-                };
+            if let Some(candidate) = self.read_past(group, id, record)? {
                 self.stream = Some((group.to_owned(), stream));
                 return Ok(Some(candidate));
             }
         }
         Ok(None)
+    }
+
+    /// Moves `group` past item `id` of the stream (stored as `record`): an expired item is
+    /// finished, a delayed one becomes a pending entry, a deliverable one is returned.
+    fn read_past(
+        &mut self,
+        group: &str,
+        id: u64,
+        mut record: Vec<u8>,
+    ) -> Result<Option<Candidate>> {
+        self.set_next(group, id + 1)?;
+        let (header, value) = ItemHeader::decode(&record, self.name)?;
+        let now = self.now;
+        if header.expires_at <= now {
+            self.finish(group, id, value.len() as u64)?;
+            return Ok(None);
+        }
+        if header.visible_at > now {
+            let delayed = Pending {
+                deliveries: 0,
+                state: PendingState::Ready(header.visible_at),
+                size: u32::try_from(value.len()).unwrap_or(u32::MAX),
+                released: false,
+            };
+            self.set_pending(group, id, Some(delayed))?;
+            return Ok(None);
+        }
+        // The value is the record's tail: moved to the front in place, no copy allocated.
+        record.drain(..layout::ITEM_HEADER_LEN);
+        Ok(Some(Candidate {
+            id,
+            value: record,
+            pushed_at: header.pushed_at,
+            deliveries: 0,
+        }))
     }
 
     /// `group` is done with item `id` (of `size` bytes): its pending entry goes, and the item

@@ -236,20 +236,18 @@ impl Queue {
             true => self.dead_letter_queue()?,
             false => None,
         };
-        let mut queues = vec![&self.handle];
-        queues.extend(dead.as_ref().map(|d| &d.handle));
+        let queues = match &dead {
+            Some(d) => [&self.handle, &d.handle],
+            None => [&self.handle, &self.handle],
+        };
+        let queues = &queues[..if dead.is_some() { 2 } else { 1 }];
         let db = &self.handle.db;
         let mut commit = |b| db.write_encoded(b, sync);
-        run(
-            &queues,
-            WriteBatch::new(),
-            &mut commit,
-            |txs, _| match txs {
-                [tx] => op(tx, None),
-                [tx, dead] => op(tx, Some(dead)),
-                _ => Err(Error::InvalidArgument("queue operation on no queue".into())),
-            },
-        )
+        run(queues, WriteBatch::new(), &mut commit, |txs, _| match txs {
+            [tx] => op(tx, None),
+            [tx, dead] => op(tx, Some(dead)),
+            _ => Err(Error::InvalidArgument("queue operation on no queue".into())),
+        })
     }
 
     /// Runs `op` on this queue alone and undoes everything it changed (reads that move

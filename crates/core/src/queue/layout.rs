@@ -5,11 +5,17 @@
 use std::time::Duration;
 
 use crate::named::layout::{u64_record, NumberedKeys};
+use crate::queue::counters::Unwritten;
 use crate::queue::options::{QueueOptions, WhenFull};
 use crate::{Error, Result};
 
-/// Format version of every queue record.
+/// Format version of every queue record but the counters.
 const VERSION: u8 = 1;
+
+/// Format version of the counters record written now: the layout of version 1, whose next
+/// id may lag the items (pushes since it was written are counted at open: `counters.rs`).
+/// Version 1 records (written on every operation) read the same way.
+const COUNTERS_VERSION: u8 = 2;
 
 /// The counters of the queue.
 pub(crate) const STATS_KEY: &[u8] = b"s";
@@ -74,6 +80,8 @@ pub(crate) struct Counters {
     pub dead_lettered: u64,
     /// Every item below this id is deleted (covered by a range tombstone).
     pub swept: u64,
+    /// Pushes the stored record does not count yet (in memory only, see `counters.rs`).
+    pub unwritten: Unwritten,
 }
 
 impl Counters {
@@ -93,17 +101,18 @@ impl Counters {
             self.dead_lettered,
             self.swept,
         ];
-        u64_record(VERSION, &fields)
+        u64_record(COUNTERS_VERSION, &fields)
     }
 
     pub(crate) fn decode(data: &[u8], queue: &str) -> Result<Counters> {
-        let mut r = Reader::new(data, queue, "counters")?;
+        let mut r = Reader::with_versions(data, queue, "counters", &[VERSION, COUNTERS_VERSION])?;
         Ok(Counters {
             next_id: r.u64()?,
             items: r.u64()?,
             bytes: r.u64()?,
             dead_lettered: r.u64()?,
             swept: r.u64()?,
+            unwritten: Unwritten::default(),
         })
     }
 }
@@ -283,9 +292,19 @@ struct Reader<'a, 'q> {
 
 impl<'a, 'q> Reader<'a, 'q> {
     fn new(data: &'a [u8], queue: &'q str, what: &'static str) -> Result<Reader<'a, 'q>> {
+        Reader::with_versions(data, queue, what, &[VERSION])
+    }
+
+    /// A reader of a record in one of `versions`.
+    fn with_versions(
+        data: &'a [u8],
+        queue: &'q str,
+        what: &'static str,
+        versions: &[u8],
+    ) -> Result<Reader<'a, 'q>> {
         let mut r = Reader { data, queue, what };
         match r.u8()? {
-            VERSION => Ok(r),
+            v if versions.contains(&v) => Ok(r),
             v => Err(r.damaged(format!("unknown version {v}"))),
         }
     }
@@ -336,6 +355,7 @@ mod tests {
             bytes: 99,
             dead_lettered: 1,
             swept: 2,
+            unwritten: Unwritten::default(),
         };
         assert_eq!(Counters::decode(&c.encode(), "q").unwrap(), c);
         let p = Pending {
@@ -368,7 +388,10 @@ mod tests {
             ..QueueOptions::default()
         };
         assert_eq!(decode_options(&encode_options(&o), "q").unwrap(), o);
-        for bad in [&[][..], &[2; 41][..], &c.encode()[..40]] {
+        let mut v1 = c.encode();
+        v1[0] = 1;
+        assert_eq!(Counters::decode(&v1, "q").unwrap(), c);
+        for bad in [&[][..], &[3; 41][..], &c.encode()[..40]] {
             assert!(Counters::decode(bad, "q").is_err());
         }
         for bad in [&[][..], &[2; 18][..], &p.encode()[..17]] {

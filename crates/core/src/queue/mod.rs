@@ -45,12 +45,14 @@
 
 mod admin;
 mod consume;
+mod counters;
 mod deferred;
 mod handle;
 mod item;
 mod layout;
 mod open;
 mod options;
+mod position;
 mod produce;
 mod state;
 mod tx;

@@ -20,11 +20,13 @@ impl Tx<'_> {
             visible_at: self.now.saturating_add(options.delay.map_or(0, millis)),
             expires_at: ttl.map_or(u64::MAX, |t| self.now.saturating_add(millis(t))),
         };
-        let counters = self.counters();
+        let counters = self.counters_for_push();
         let id = counters.next_id;
         counters.next_id += 1;
         counters.items += 1;
         counters.bytes += size;
+        counters.unwritten.pushes += 1;
+        counters.unwritten.bytes += size;
         self.put(&layout::ITEMS.key(id), &header.encode_with(value))?;
         self.fresh.push_back((id, size));
         self.wakes = true;

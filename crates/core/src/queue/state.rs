@@ -1,13 +1,16 @@
 //! A queue's in-memory state: its counters and, per consumer group, the stream position and
 //! the pending entries (reserved, released, delayed items). Memory is bounded by the pending
 //! entries, never by the backlog. Loaded from the queue's keyspace when first used in a
-//! process; every change is written in the same batch as the operation that makes it.
+//! process; every change is written in the same batch as the operation that makes it, except
+//! what open derives again (a lone group's position: `position.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::db::{IterOptions, Keyspace};
+use crate::queue::counters;
 use crate::queue::layout::{self, Counters, Pending, PendingState};
 use crate::queue::options::QueueOptions;
+use crate::queue::position;
 use crate::Result;
 
 /// One consumer group.
@@ -115,7 +118,7 @@ impl State {
         now: u64,
     ) -> Result<(State, Vec<Returned>)> {
         let counters = match ks.get(layout::STATS_KEY)? {
-            Some(v) => Counters::decode(&v, name)?,
+            Some(v) => counters::complete(ks, name, Counters::decode(&v, name)?)?,
             None => return Ok((State::new(options), Vec::new())),
         };
         let mut returned = Vec::new();
@@ -141,6 +144,18 @@ impl State {
                 returned.push((group, id, pending));
             }
             g.set_pending(id, Some(pending));
+        }
+        // A lone group's stored position is a lower bound (position.rs).
+        let lone = groups.len() == 1;
+        if let Some(g) = groups.values_mut().next().filter(|_| lone) {
+            g.next = position::derive(
+                ks,
+                name,
+                g.next,
+                counters.swept,
+                counters.next_id,
+                &g.pending,
+            )?;
         }
         let state = State {
             options,

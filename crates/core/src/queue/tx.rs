@@ -5,10 +5,16 @@
 
 use crate::db::{DbIterator, Keyspace};
 use crate::named::state::{NamedState, Part};
+use crate::queue::counters::Unwritten;
 use crate::queue::layout::{self, Counters, Pending};
+use crate::queue::position;
 use crate::queue::state::State;
 use crate::write::batch::WriteBatch;
 use crate::Result;
+
+/// Room an operation's batch starts with: a small item and its counters or pending entry
+/// without growing.
+const OP_BATCH_CAPACITY: usize = 192;
 
 /// How an operation changed the state, to be undone in reverse order.
 #[derive(Debug)]
@@ -29,6 +35,8 @@ pub(crate) struct Tx<'a> {
     pub batch: WriteBatch,
     undo: Vec<Undo>,
     counters_changed: bool,
+    /// Whether the counters changed otherwise than by pushes (then they are written).
+    counters_must_write: bool,
     /// Whether an item became available (a push, a release): waiters are woken after commit.
     pub wakes: bool,
     /// The stream iterator of the group being read, kept between deliveries of one operation.
@@ -47,9 +55,10 @@ impl<'a> Tx<'a> {
             ks,
             state,
             now,
-            batch: WriteBatch::new(),
+            batch: WriteBatch::with_capacity(OP_BATCH_CAPACITY),
             undo: Vec::new(),
             counters_changed: false,
+            counters_must_write: false,
             wakes: false,
             stream: None,
             fresh: std::collections::VecDeque::new(),
@@ -70,13 +79,19 @@ impl<'a> Tx<'a> {
         self.batch.delete_range(&start, &end)
     }
 
-    /// Moves `group`'s stream position to `next`.
+    /// Moves `group`'s stream position to `next`, writing it when it cannot be derived at open
+    /// ([`position::must_write`]).
     pub(crate) fn set_next(&mut self, group: &str, next: u64) -> Result<()> {
+        let groups = self.state.groups.len();
         let Some(g) = self.state.groups.get_mut(group) else {
             return Ok(());
         };
-        self.undo.push(Undo::Next(group.to_owned(), g.next));
+        let old = g.next;
         g.next = next;
+        self.undo.push(Undo::Next(group.to_owned(), old));
+        if !position::must_write(groups, old, next) {
+            return Ok(());
+        }
         self.put(&layout::group_key(group), &layout::encode_group(next))
     }
 
@@ -104,6 +119,13 @@ impl<'a> Tx<'a> {
 
     /// The counters, to change (written at the end of the operation).
     pub(crate) fn counters(&mut self) -> &mut Counters {
+        self.counters_must_write = true;
+        self.counters_for_push()
+    }
+
+    /// The counters, for a push to change: written at the end of the operation only when
+    /// enough pushes have gone unwritten (`counters.rs`).
+    pub(crate) fn counters_for_push(&mut self) -> &mut Counters {
         if !self.counters_changed {
             self.counters_changed = true;
             self.undo.push(Undo::Counters(self.state.counters));
@@ -111,13 +133,16 @@ impl<'a> Tx<'a> {
         &mut self.state.counters
     }
 
-    /// The operation's writes, counters included; the state keeps its changes.
+    /// The operation's writes, counters included when due; the state keeps its changes.
     pub(crate) fn take_writes(&mut self) -> Result<WriteBatch> {
-        if self.counters_changed {
-            self.counters_changed = false;
+        let due = self.counters_must_write || self.state.counters.unwritten.due();
+        if self.counters_changed && due {
+            self.state.counters.unwritten = Unwritten::default();
             let encoded = self.state.counters.encode();
             self.put(layout::STATS_KEY, &encoded)?;
         }
+        self.counters_changed = false;
+        self.counters_must_write = false;
         Ok(std::mem::take(&mut self.batch))
     }
 
@@ -139,6 +164,7 @@ impl<'a> Tx<'a> {
             }
         }
         self.counters_changed = false;
+        self.counters_must_write = false;
         self.batch = WriteBatch::new();
         self.wakes = false;
         self.stream = None;
@@ -161,7 +187,13 @@ impl Part for Tx<'_> {
     }
 
     fn write_into(&mut self, batch: &mut WriteBatch) -> Result<()> {
-        batch.append(&self.take_writes()?)
+        let writes = self.take_writes()?;
+        if batch.is_empty() {
+            // The common case (a queue operation alone): no copy.
+            *batch = writes;
+            return Ok(());
+        }
+        batch.append(&writes)
     }
 
     fn undo(&mut self) {
