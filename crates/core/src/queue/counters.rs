@@ -3,33 +3,14 @@
 //! a push alone does not, until [`PUSHES_PER_WRITE`] items or [`BYTES_PER_WRITE`] bytes have
 //! been pushed since it was last written. So the items pushed since then are exactly the stored
 //! items from its next id on (none of them was deleted: a deletion would have written it), and
-//! open counts them: a scan of at most that many items.
+//! open counts them: a scan of at most that many items. When a push must write them:
+//! [`super::unwritten`].
 
 use std::ops::Bound;
 
 use crate::db::{IterOptions, Keyspace};
 use crate::queue::layout::{self, Counters, ItemHeader};
 use crate::{Error, Result};
-
-/// Pushes between two writes of the counters, at most (when nothing else writes them).
-pub(crate) const PUSHES_PER_WRITE: u64 = 1024;
-
-/// Bytes of values pushed between two writes of the counters, at most (plus one item).
-pub(crate) const BYTES_PER_WRITE: u64 = 1 << 20;
-
-/// What the stored counters lack: pushes since they were last written. In memory only.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Unwritten {
-    pub pushes: u64,
-    pub bytes: u64,
-}
-
-impl Unwritten {
-    /// Whether the counters must be written now, with these pushes left out of them.
-    pub(crate) fn due(&self) -> bool {
-        self.pushes >= PUSHES_PER_WRITE || self.bytes >= BYTES_PER_WRITE
-    }
-}
 
 /// The counters as they stand, from the stored ones: the items from the stored next id on
 /// were pushed after they were written, and are added in.

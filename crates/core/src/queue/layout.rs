@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use crate::named::layout::{u64_record, NumberedKeys};
-use crate::queue::counters::Unwritten;
 use crate::queue::options::{QueueOptions, WhenFull};
+use crate::queue::unwritten::Unwritten;
 use crate::{Error, Result};
 
 /// Format version of every queue record but the counters.

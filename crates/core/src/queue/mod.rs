@@ -56,6 +56,7 @@ mod position;
 mod produce;
 mod state;
 mod tx;
+mod unwritten;
 
 pub use admin::{GroupStats, QueueStats};
 pub use handle::Queue;

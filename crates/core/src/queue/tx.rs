@@ -5,10 +5,10 @@
 
 use crate::db::{DbIterator, Keyspace};
 use crate::named::state::{NamedState, Part};
-use crate::queue::counters::Unwritten;
 use crate::queue::layout::{self, Counters, Pending};
 use crate::queue::position;
 use crate::queue::state::State;
+use crate::queue::unwritten::Unwritten;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
