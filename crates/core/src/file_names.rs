@@ -76,6 +76,19 @@ pub fn parse_file_name(name: &str) -> Option<FileKind> {
     parse_wal_file_name(name).map(FileKind::Wal)
 }
 
+/// The numbers of the write-ahead logs among `names` (a listing of a storage), ascending.
+pub fn wal_numbers(names: &[String]) -> Vec<u64> {
+    let mut out: Vec<u64> = names
+        .iter()
+        .filter_map(|n| match parse_file_name(n) {
+            Some(FileKind::Wal(n)) => Some(n),
+            _ => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -102,17 +102,7 @@ fn build() -> (MemoryStorage, Vec<Write>) {
 }
 
 fn wal_numbers(storage: &MemoryStorage) -> Vec<u64> {
-    let mut v: Vec<u64> = storage
-        .list()
-        .unwrap()
-        .iter()
-        .filter_map(|n| match parse_file_name(n) {
-            Some(FileKind::Wal(n)) => Some(n),
-            _ => None,
-        })
-        .collect();
-    v.sort_unstable();
-    v
+    shaledb::file_names::wal_numbers(&storage.list().unwrap())
 }
 
 fn state_after(history: &[Write]) -> Map {

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use shaledb::file_names::{parse_file_name, FileKind};
+use shaledb::file_names::wal_numbers;
 use shaledb::storage::faulty::FaultyStorage;
 use shaledb::storage::memory::MemoryStorage;
 use shaledb::storage::{OpenMode, Storage};
@@ -46,17 +46,7 @@ fn write_until_switched(db: &Db, storage: &dyn Storage, from: u64, switches: usi
 
 /// The numbers of the logs in `storage`, ascending.
 fn logs(storage: &dyn Storage) -> Vec<u64> {
-    let mut out: Vec<u64> = storage
-        .list()
-        .unwrap()
-        .iter()
-        .filter_map(|n| match parse_file_name(n) {
-            Some(FileKind::Wal(n)) => Some(n),
-            _ => None,
-        })
-        .collect();
-    out.sort_unstable();
-    out
+    wal_numbers(&storage.list().unwrap())
 }
 
 fn read_all(storage: &dyn Storage, name: &str) -> Vec<u8> {

@@ -1,7 +1,6 @@
 //! Deleting what the database no longer needs: WALs older than the log number (unless the
 //! change feed keeps them), tables no live version names, older manifests, temporary files.
 
-use crate::db::changes::logs::LogIndex;
 use crate::db::core::DbInner;
 use crate::db::maintenance::MaintenanceGuard;
 use crate::file_names::{parse_file_name, FileKind};
@@ -27,7 +26,7 @@ impl DbInner {
             )
         };
         let names = self.storage.list()?;
-        let logs = LogIndex::numbers(&names);
+        let logs = crate::file_names::wal_numbers(&names);
         let obsolete_logs: Vec<u64> = logs.iter().copied().filter(|&n| n < log_number).collect();
         let kept = self.logs_to_keep(&obsolete_logs, &logs)?;
         // Older logs' writes are in tables: a sync of the live log no longer syncs them first.

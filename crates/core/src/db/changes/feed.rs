@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::db::changes::change::Change;
-use crate::db::changes::logs::LogIndex;
 use crate::db::core::DbInner;
 use crate::recordio::Reader;
 use crate::storage::OpenMode;
@@ -111,7 +110,7 @@ impl Changes {
     /// below it).
     fn locate(&mut self) -> Result<()> {
         let storage = &*self.db.storage;
-        let numbers = LogIndex::numbers(&storage.list()?);
+        let numbers = crate::file_names::wal_numbers(&storage.list()?);
         let logs = self.db.changes.logs();
         let mut oldest = None;
         for &n in numbers.iter().rev() {
@@ -245,7 +244,7 @@ impl Changes {
         if number >= live {
             return Ok(Step::End);
         }
-        let numbers = LogIndex::numbers(&self.db.storage.list()?);
+        let numbers = crate::file_names::wal_numbers(&self.db.storage.list()?);
         match numbers.into_iter().find(|&n| n > number) {
             Some(n) => {
                 self.at = Some((n, 0));

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
-use crate::file_names::{parse_file_name, FileKind};
 use crate::recordio::{Reader, ReaderOptions};
 use crate::storage::{OpenMode, Storage};
 use crate::write::wal::record::LogHeader;
@@ -24,19 +23,6 @@ pub(crate) struct LogIndex {
 }
 
 impl LogIndex {
-    /// The numbers of the logs in `names` (a listing of the storage), ascending.
-    pub(crate) fn numbers(names: &[String]) -> Vec<u64> {
-        let mut out: Vec<u64> = names
-            .iter()
-            .filter_map(|n| match parse_file_name(n) {
-                Some(FileKind::Wal(n)) => Some(n),
-                _ => None,
-            })
-            .collect();
-        out.sort_unstable();
-        out
-    }
-
     /// The first sequence number of log `number`, from its header.
     pub(crate) fn first_seq(&self, storage: &dyn Storage, number: u64) -> Result<Option<u64>> {
         if let Some(&known) = lock(&self.first_seqs).get(&number) {
