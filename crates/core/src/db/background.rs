@@ -32,6 +32,14 @@ impl Background {
         Ok(())
     }
 
+    /// Whether the thread runs (started, not stopped).
+    pub(crate) fn started(&self) -> bool {
+        self.thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// Wakes the thread: there may be work (a memtable became immutable).
     pub(crate) fn notify(&self) {
         self.signal

@@ -10,6 +10,7 @@ use crate::db::changes::state::ChangeState;
 use crate::db::health::Health;
 use crate::db::layers::Layers;
 use crate::db::maintenance::Maintenance;
+use crate::db::next_log::NextLog;
 use crate::db::options::Options;
 use crate::db::snapshots::SnapshotList;
 use crate::db::table_cache::TableCache;
@@ -37,6 +38,8 @@ pub(crate) struct DbInner {
     pub(crate) changes: ChangeState,
     /// The shared state of the layers built on the engine (queues, topics).
     pub(crate) layers: Layers,
+    /// The next log prepared off the writer's path, and sealed logs' tails to cut.
+    pub(crate) next_log: NextLog,
     /// The storage's lock on the directory, held until close.
     dir_lock: Mutex<Option<Box<dyn StorageLock>>>,
 }
@@ -74,6 +77,7 @@ impl DbInner {
             tables,
             changes: ChangeState::default(),
             layers: Layers::default(),
+            next_log: NextLog::default(),
             dir_lock: Mutex::new(lock),
             options,
         }
@@ -85,6 +89,7 @@ impl DbInner {
             return Ok(());
         }
         self.maintenance.background().stop();
+        self.discard_next_log();
         self.changes.notify_commit();
         let synced = self.writes.exclusive(|wal, _| wal.sync_for_close());
         self.dir_lock

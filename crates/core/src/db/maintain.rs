@@ -284,6 +284,7 @@ fn run_in_background(db: Weak<DbInner>) {
         if background.stopped() {
             return;
         }
+        inner.prepare_next_log();
         let more = match inner.maintain(STEP_BUDGET) {
             Ok(outcome) => outcome.more,
             // The failure poisoned the database (writes report it); stop working.

@@ -5,8 +5,12 @@
 //! # The chain (manifest format 2)
 //!
 //! The log the log number names must exist. Each log is replayed in turn; a sealed log names
-//! the next one, which must exist. The chain ends at a log that is not sealed, or at a torn
-//! tail (damage that hit only data never synced, [`crate::write::wal::WalReader::replay`]).
+//! the next one, which must exist (it is durably created before a seal names it). The chain
+//! ends at a log that is not sealed, at a torn tail (damage that hit only data never synced,
+//! [`crate::write::wal::WalReader::replay`]), or at a log without one intact record: a log
+//! prepared ahead of need gets its header from the switch without a sync, and its first sync
+//! makes the header durable with its first records, so a log whose header a crash lost never
+//! held a synced write.
 //! Sequence numbers run on densely from the manifest's last sequence number through every log
 //! of the chain (each log's header says where it starts). Every other log at or above the log
 //! number must hold no batch (a log created by an open or a memtable switch that failed before
@@ -16,9 +20,9 @@
 //! durable). A log is sealed without a sync, and no byte of a newer log is synced before the
 //! older ones are whole ([`crate::write::wal::SyncGate`]), so those hold only writes never
 //! synced, made after the lost ones: they are dropped with them ([`RecoveredLogs::dropped`]),
-//! and recovery ends at the same prefix of the writes a single log's torn tail leaves. Any other batch outside the chain means the chain lost a
-//! link (a log was damaged, deleted or cut short): corruption, never a silent drop of later
-//! writes that a sync had made durable.
+//! and recovery ends at the same prefix of the writes a single log's torn tail leaves. Any
+//! other batch outside the chain means the chain lost a link (a log was damaged or cut short):
+//! corruption, never a silent drop of later writes that a sync had made durable.
 //!
 //! # Format 1 databases
 //!
@@ -106,6 +110,12 @@ pub(crate) fn recover_logs(
         })?;
         let starts_at = match (rules, replay.format) {
             (LogRules::Chained, 2) => replay.header.map(|h| h.first_seq),
+            (LogRules::Chained, 0) => {
+                // Not one intact record, and none that claims a sync: a log prepared ahead of
+                // need whose header, handed to it unsynced by the switch, a crash lost.
+                chain_end = Some((number, Some(0)));
+                break;
+            }
             (LogRules::Chained, _) => {
                 return Err(Error::corruption(
                     &name,

@@ -19,18 +19,27 @@ impl DbInner {
             if view.mem.is_empty() || (!force && !full) {
                 return Ok(());
             }
-            let number = self.versions.lock().new_file_number();
-            // The new log exists durably before the old one names it in its sealed record; the
-            // old log is synced whole before any sync of the new one (its gate follows it), so
-            // recovery may stop at the first torn log, dropping the never-synced writes after
-            // it, without losing an acknowledged synced write.
-            let new_wal = WalWriter::create(
-                &*self.storage,
-                number,
-                last_seq + 1,
-                self.options.wal_options(),
-            )?;
-            wal.seal(number)?;
+            // The new log exists durably before the old one names it in its sealed record
+            // (prepared ahead of need off the writer's path, else created here); the old log is
+            // synced whole before any sync of the new one (its gate follows it), so recovery
+            // may stop at the first torn log, dropping the never-synced writes after it,
+            // without losing an acknowledged synced write. Nothing is synced here for a
+            // prepared log: its header becomes durable with its first sync.
+            let new_wal = match self.next_log.take() {
+                Some(prepared) => WalWriter::start_prepared(prepared, last_seq + 1)?,
+                None => {
+                    let number = self.versions.lock().new_file_number();
+                    WalWriter::create(
+                        &*self.storage,
+                        number,
+                        last_seq + 1,
+                        self.options.wal_options(),
+                    )?
+                }
+            };
+            let number = new_wal.number();
+            let tail = wal.seal_untrimmed(number)?;
+            self.cut_later(tail);
             new_wal.gate().follow(wal.number(), wal.gate());
             *wal = new_wal;
             let mut versions = self.versions.lock();

@@ -225,6 +225,10 @@ fn options() -> Options {
     let mut options = Options::default();
     // The JavaScript package's default, so both sides flush at the same points.
     options.memtable_size = 4 << 20;
+    // No background thread: it prepares the next log ahead of need whenever it runs, taking
+    // a file number at a moment of its own, where the JavaScript package takes none; without
+    // it both sides number their files alike.
+    options.background_thread = false;
     options
 }
 

@@ -76,6 +76,20 @@ impl LogFile {
         Ok(true)
     }
 
+    /// Preallocates the first `len` bytes (in whole steps) and maps them where the storage
+    /// can, before any write: what a log prepared ahead of need does off the writer's path, so
+    /// that its writes then change no metadata (a file system commit in progress stalls a
+    /// `fallocate` or a file's first mapping for milliseconds).
+    pub fn reserve(&self, len: u64) {
+        let mut st = self.lock();
+        if st.preallocating && len > st.allocated {
+            self.grow(&mut st, len);
+        }
+        if st.mapping && st.allocated > 0 {
+            self.map_from(&mut st, 0);
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }

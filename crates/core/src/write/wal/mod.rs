@@ -31,14 +31,17 @@
 
 mod log_file;
 mod options;
+mod prepared;
 mod reader;
 pub mod record;
+mod record_writer;
 mod repeat;
 mod sync_gate;
 mod writer;
 
 pub use log_file::LogFile;
 pub use options::WalOptions;
+pub use prepared::{PreparedLog, SealedTail};
 pub(crate) use reader::all_zero;
 pub use reader::{WalEnd, WalReader, WalReplay};
 pub use repeat::repeat_error;

@@ -105,9 +105,10 @@ impl WalReader {
         let mut reader = match Reader::open(file.clone(), options.clone()) {
             Ok(r) => r,
             Err(e @ (Error::Corruption { .. } | Error::VersionUnsupported { .. })) => {
-                // The file header is written and synced before any record: with no intact
-                // record after it, the log's creation was cut short (zeros, or a torn sector's
-                // noise after a power loss); with one, a used log was damaged.
+                // The file header is durable before any record is: with no intact record after
+                // it that proves a sync, the log's creation was cut short (zeros, or a torn
+                // sector's noise after a power loss; a switch creates logs unsynced); with one,
+                // a used log was damaged.
                 let assumed = Reader::assuming(
                     file.clone(),
                     Version::Shale(SHALE_VERSION),
@@ -116,7 +117,7 @@ impl WalReader {
                 )?;
                 let after =
                     intact_records_after(&assumed, &file, FILE_HEADER_LEN, file_size, &name)?;
-                if after.any {
+                if after.proves_sync() {
                     return Err(e);
                 }
                 return Ok(out);
@@ -209,8 +210,9 @@ impl WalReader {
                     let after = intact_records_after(&reader, &file, offset + 1, file_size, &name)?;
                     let synced_past_damage = match out.format {
                         2 => after.max_synced > offset,
-                        // A damaged header was synced before any record: damage followed by
-                        // records is corruption; format 1 cannot tell what was synced.
+                        // A damaged log header: corruption if a later record proves a sync.
+                        0 => after.proves_sync(),
+                        // Format 1 cannot tell what was synced.
                         _ => after.any,
                     };
                     if synced_past_damage {
@@ -315,6 +317,17 @@ struct After {
     any: bool,
     /// The largest synced offset claimed by an intact log record after the damage.
     max_synced: u64,
+    /// An intact record after the damage is not a log record (format 1).
+    foreign: bool,
+}
+
+impl After {
+    /// Whether the records after damage to a log's headers prove a sync of the log (which
+    /// would have made the headers durable first): one claims a synced offset, or is of
+    /// format 1, which cannot tell.
+    fn proves_sync(&self) -> bool {
+        self.max_synced > 0 || self.foreign
+    }
 }
 
 /// Looks for intact records in `from..end`: a byte scan for a record start, then record by
@@ -329,6 +342,7 @@ fn intact_records_after(
     let mut after = After {
         any: false,
         max_synced: 0,
+        foreign: false,
     };
     let mut chunk = vec![0u8; 64 * 1024];
     let mut pos = from;
@@ -349,8 +363,12 @@ fn intact_records_after(
                 };
                 found = true;
                 after.any = true;
-                if let Ok(r) = LogRecord::decode(data, name, at) {
-                    after.max_synced = after.max_synced.max(r.synced());
+                match LogRecord::decode(data, name, at) {
+                    Ok(r) => after.max_synced = after.max_synced.max(r.synced()),
+                    // A log header proves nothing; anything else is of format 1.
+                    Err(_) => {
+                        after.foreign |= !matches!(LogHeader::decode(data, name), Ok(Some(_)))
+                    }
                 }
                 at = rec.next_offset;
             }

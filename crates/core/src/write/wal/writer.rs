@@ -3,21 +3,19 @@
 use std::sync::Arc;
 
 use crate::file_names::wal_file_name;
-use crate::recordio::{Compression, Writer, WriterOptions};
+use crate::recordio::{Compression, Writer};
 use crate::storage::{FileHandle, OpenMode, Storage};
 use crate::write::batch::{BATCH_HEADER_LEN, MAX_BATCH_SIZE};
 use crate::write::wal::log_file::LogFile;
 use crate::write::wal::options::WalOptions;
+use crate::write::wal::prepared::{PreparedLog, SealedTail};
 use crate::write::wal::record::{
     batch_prefix, sealed_record, synced_mark, LogHeader, MAX_PREFIX_LEN,
 };
+use crate::write::wal::record_writer::record_writer;
 use crate::write::wal::repeat::repeat_error;
 use crate::write::wal::sync_gate::SyncGate;
 use crate::{Error, Result};
-
-/// In-memory buffer of the RecordIO writer: records of one append (or group) are gathered in it
-/// and handed to the storage in one `write_at`; larger ones are written through.
-const WRITE_BUFFER: usize = 1024 * 1024;
 
 /// Appends write batches to one log file. Not shared between threads by itself: see
 /// [`crate::write::group_commit`]. Its syncs go through its [`SyncGate`], shared with whoever syncs
@@ -45,20 +43,50 @@ impl WalWriter {
         first_seq: u64,
         options: WalOptions,
     ) -> Result<WalWriter> {
+        let wal = WalWriter::start(storage, number, first_seq, options)?;
+        wal.gate.sync(wal.writer.offset())?;
+        storage.sync_dir()?;
+        Ok(wal)
+    }
+
+    /// Starts log `prepared.number()` in the file prepared for it ([`PreparedLog`], durably
+    /// created), its first batch numbered `first_seq`: hands the log header to the storage,
+    /// without a sync (the log's first sync makes it durable with the first records; recovery
+    /// ends the chain at a log without an intact header, which held no synced write).
+    pub fn start_prepared(prepared: PreparedLog, first_seq: u64) -> Result<WalWriter> {
+        let PreparedLog {
+            number,
+            log,
+            writer,
+            options,
+        } = prepared;
+        WalWriter::begin(log, writer, number, first_seq, options)
+    }
+
+    /// Creates the file and hands its RecordIO and log headers to the storage.
+    fn start(
+        storage: &dyn Storage,
+        number: u64,
+        first_seq: u64,
+        options: WalOptions,
+    ) -> Result<WalWriter> {
         let log = Arc::new(LogFile::new(
             storage.open(&wal_file_name(number), OpenMode::CreateNew)?,
             options.preallocation,
         ));
+        let writer = record_writer(&log, &options)?;
+        WalWriter::begin(log, writer, number, first_seq, options)
+    }
+
+    /// Hands the log header of log `number` (and whatever `writer` holds) to `log`.
+    fn begin(
+        log: Arc<LogFile>,
+        mut writer: Writer,
+        number: u64,
+        first_seq: u64,
+        options: WalOptions,
+    ) -> Result<WalWriter> {
         let file: FileHandle = log.clone();
-        let mut writer = Writer::new(
-            file.clone(),
-            WriterOptions {
-                compression: options.compression,
-                buffer_size: WRITE_BUFFER,
-                min_saving_divisor: 8,
-                ..WriterOptions::default()
-            },
-        )?;
         writer.write_with(
             Some(&LogHeader { number, first_seq }.encode()),
             Compression::None,
@@ -66,8 +94,6 @@ impl WalWriter {
         writer.flush()?;
         let gate = Arc::new(SyncGate::new(file, 0));
         gate.written_to(writer.offset());
-        gate.sync(writer.offset())?;
-        storage.sync_dir()?;
         Ok(WalWriter {
             number,
             log,
@@ -141,10 +167,22 @@ impl WalWriter {
     /// whole before any byte of the next one is. Nothing can be appended afterwards. A failure
     /// poisons the writer.
     pub fn seal(&mut self, next: u64) -> Result<()> {
+        self.seal_untrimmed(next)?;
+        self.trim().map(drop)
+    }
+
+    /// [`Self::seal`] leaving the cut of the preallocated bytes to the caller, who may run it
+    /// elsewhere, later, or never (readers take zeros after a sealed record for its end): a
+    /// `ftruncate` waits for the file system's journal, which a flush's sync can hold for
+    /// tens of milliseconds.
+    pub fn seal_untrimmed(&mut self, next: u64) -> Result<SealedTail> {
         self.check()?;
         self.append_record(&sealed_record(self.gate.durable(), next))?;
         self.sealed = true;
-        self.trim().map(drop)
+        Ok(SealedTail {
+            log: Arc::clone(&self.log),
+            end: self.writer.offset(),
+        })
     }
 
     /// For a close: syncs the log and, if records were appended since the last record that
