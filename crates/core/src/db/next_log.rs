@@ -8,14 +8,50 @@ use crate::write::wal::{PreparedLog, SealedTail};
 /// The prepared log and the tails waiting to be cut.
 #[derive(Debug, Default)]
 pub(crate) struct NextLog {
-    pub(crate) prepared: Mutex<Option<PreparedLog>>,
+    slot: Mutex<Slot>,
     pub(crate) tails: Mutex<Vec<SealedTail>>,
 }
 
+/// Only a background thread prepares logs (none in WebAssembly). A prepared log must be
+/// numbered above every log in use: one prepared while a switch created
+/// a log of its own is refused (the switches counted tell).
+#[derive(Debug, Default)]
+struct Slot {
+    prepared: Option<PreparedLog>,
+    switches: u64,
+}
+
 impl NextLog {
-    /// The prepared log, if one is ready.
-    pub(crate) fn take(&self) -> Option<PreparedLog> {
-        lock(&self.prepared).take()
+    /// For a memtable switch: counts it, and takes the prepared log if one is ready.
+    pub(crate) fn take_for_switch(&self) -> Option<PreparedLog> {
+        let mut slot = lock(&self.slot);
+        slot.switches += 1;
+        slot.prepared.take()
+    }
+
+    /// The prepared log, if any, for a close to delete.
+    pub(crate) fn take_unused(&self) -> Option<PreparedLog> {
+        lock(&self.slot).prepared.take()
+    }
+
+    /// `None` if a prepared log is ready; else the switches counted so far, which
+    /// [`NextLog::offer`] checks (read it before taking the new log's number).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn due(&self) -> Option<u64> {
+        let slot = lock(&self.slot);
+        slot.prepared.is_none().then_some(slot.switches)
+    }
+
+    /// Keeps `log`, prepared after [`NextLog::due`] returned `switches`, unless a switch came
+    /// in between (its log may be numbered above `log`) or a log is ready: then returns it.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn offer(&self, switches: u64, log: PreparedLog) -> Option<PreparedLog> {
+        let mut slot = lock(&self.slot);
+        if slot.switches != switches || slot.prepared.is_some() {
+            return Some(log);
+        }
+        slot.prepared = Some(log);
+        None
     }
 }
 

@@ -23,15 +23,20 @@ impl DbInner {
         if self.options.read_only || self.health.check_writable().is_err() {
             return;
         }
-        let mut prepared = lock(&self.next_log.prepared);
-        if prepared.is_some() {
+        let Some(switches) = self.next_log.due() else {
             return;
-        }
+        };
+        // Not under the slot's lock: a switch meanwhile creates its own log instead of waiting.
         let number = self.versions.lock().new_file_number();
         // A full memtable's log, preallocated whole (as RocksDB sizes its WAL preallocation).
         let reserve = self.options.memtable_size as u64;
-        *prepared =
-            PreparedLog::create(&*self.storage, number, self.options.wal_options(), reserve).ok();
+        let options = self.options.wal_options();
+        let Ok(log) = PreparedLog::create(&*self.storage, number, options, reserve) else {
+            return;
+        };
+        if let Some(refused) = self.next_log.offer(switches, log) {
+            let _ = refused.discard(&*self.storage);
+        }
     }
 
     /// What to do with the tail of a log a switch just sealed: left for
@@ -46,7 +51,7 @@ impl DbInner {
 
     /// At close: deletes the prepared log, if any, and cuts the tails waiting.
     pub(crate) fn discard_next_log(&self) {
-        if let Some(prepared) = self.next_log.take() {
+        if let Some(prepared) = self.next_log.take_unused() {
             let _ = prepared.discard(&*self.storage);
         }
         for tail in std::mem::take(&mut *lock(&self.next_log.tails)) {
@@ -171,5 +176,32 @@ mod tests {
         let db = open(&storage);
         assert!(held(&db, 0, 10).iter().all(|&h| h));
         assert!(!logs(&storage).contains(&prepared), "the open deleted it");
+    }
+
+    /// Regression (found reading the change): a log prepared while a switch created one of its
+    /// own is numbered below that one; taken by the next switch, the sealed log would name an
+    /// older log, which recovery refuses. It is refused and deleted instead.
+    #[test]
+    fn a_log_prepared_while_a_switch_created_its_own_is_refused_and_deleted() {
+        let storage = FaultyStorage::new(Arc::new(MemoryStorage::new()));
+        let db = open(&storage);
+        put(&db, 0, 10, true);
+        let switches = db.inner.next_log.due().unwrap();
+        let number = db.inner.versions.lock().new_file_number();
+        let late = PreparedLog::create(&storage, number, options().wal_options(), 0).unwrap();
+        db.seal_memtable().unwrap();
+        assert!(
+            *logs(&storage).last().unwrap() > number,
+            "the switch's own log"
+        );
+        let refused = db.inner.next_log.offer(switches, late).unwrap();
+        refused.discard(&storage).unwrap();
+        assert!(!logs(&storage).contains(&number));
+        put(&db, 10, 20, true);
+        db.seal_memtable().unwrap();
+        put(&db, 20, 30, true);
+        drop(db);
+        let db = open(&storage);
+        assert!(held(&db, 0, 30).iter().all(|&h| h));
     }
 }

@@ -25,7 +25,7 @@ impl DbInner {
             // may stop at the first torn log, dropping the never-synced writes after it,
             // without losing an acknowledged synced write. Nothing is synced here for a
             // prepared log: its header becomes durable with its first sync.
-            let new_wal = match self.next_log.take() {
+            let new_wal = match self.next_log.take_for_switch() {
                 Some(prepared) => WalWriter::start_prepared(prepared, last_seq + 1)?,
                 None => {
                     let number = self.versions.lock().new_file_number();
