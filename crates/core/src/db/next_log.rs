@@ -9,7 +9,7 @@ use crate::write::wal::{PreparedLog, SealedTail};
 #[derive(Debug, Default)]
 pub(crate) struct NextLog {
     slot: Mutex<Slot>,
-    pub(crate) tails: Mutex<Vec<SealedTail>>,
+    tails: Mutex<Vec<SealedTail>>,
 }
 
 /// Only a background thread prepares logs (none in WebAssembly). A prepared log must be
@@ -22,6 +22,19 @@ struct Slot {
 }
 
 impl NextLog {
+    /// Keeps `tail` for [`NextLog::cut_tails`].
+    pub(crate) fn push_tail(&self, tail: SealedTail) {
+        lock(&self.tails).push(tail);
+    }
+
+    /// Cuts the tails waiting. A failed cut leaves zeros after a sealed record, which readers
+    /// take for the log's end.
+    pub(crate) fn cut_tails(&self) {
+        for tail in std::mem::take(&mut *lock(&self.tails)) {
+            let _ = tail.trim();
+        }
+    }
+
     /// For a memtable switch: counts it, and takes the prepared log if one is ready.
     pub(crate) fn take_for_switch(&self) -> Option<PreparedLog> {
         let mut slot = lock(&self.slot);
@@ -55,6 +68,6 @@ impl NextLog {
     }
 }
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -5,7 +5,6 @@
 //! sealed log itself, as nothing else would.
 
 use crate::db::core::DbInner;
-use crate::db::next_log::lock;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::write::wal::PreparedLog;
 use crate::write::wal::SealedTail;
@@ -16,11 +15,9 @@ impl DbInner {
     /// without a prepared log creates one.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn prepare_next_log(&self) {
-        let tails = std::mem::take(&mut *lock(&self.next_log.tails));
-        for tail in tails {
-            let _ = tail.trim();
-        }
-        if self.options.read_only || self.health.check_writable().is_err() {
+        self.next_log.cut_tails();
+        // (Never read-only: a read-only open runs no background thread.)
+        if self.health.check_writable().is_err() {
             return;
         }
         let Some(switches) = self.next_log.due() else {
@@ -43,7 +40,7 @@ impl DbInner {
     /// [`Self::prepare_next_log`] when a background thread runs it, else cut now.
     pub(crate) fn cut_later(&self, tail: SealedTail) {
         if self.maintenance.background().started() {
-            lock(&self.next_log.tails).push(tail);
+            self.next_log.push_tail(tail);
         } else {
             let _ = tail.trim();
         }
@@ -54,9 +51,7 @@ impl DbInner {
         if let Some(prepared) = self.next_log.take_unused() {
             let _ = prepared.discard(&*self.storage);
         }
-        for tail in std::mem::take(&mut *lock(&self.next_log.tails)) {
-            let _ = tail.trim();
-        }
+        self.next_log.cut_tails();
     }
 }
 

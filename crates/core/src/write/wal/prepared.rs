@@ -52,11 +52,6 @@ impl PreparedLog {
         })
     }
 
-    /// The log's number.
-    pub fn number(&self) -> u64 {
-        self.number
-    }
-
     /// Deletes the unused file from `storage`.
     pub fn discard(self, storage: &dyn Storage) -> Result<()> {
         let PreparedLog {

@@ -49,7 +49,7 @@ impl WalWriter {
         Ok(wal)
     }
 
-    /// Starts log `prepared.number()` in the file prepared for it ([`PreparedLog`], durably
+    /// Starts log `prepared.number` in the file prepared for it ([`PreparedLog`], durably
     /// created), its first batch numbered `first_seq`: hands the log header to the storage,
     /// without a sync (the log's first sync makes it durable with the first records; recovery
     /// ends the chain at a log without an intact header, which held no synced write).
