@@ -81,7 +81,7 @@ impl DbInner {
                 }
             }
             if let Some((seq, kind, value)) = mem.get(key, snapshot) {
-                return Ok(Some(decide(seq, kind, &value, covering)));
+                return Ok(Some(decide(seq, kind, value, covering)));
             }
         }
         for level in 0..NUM_LEVELS {

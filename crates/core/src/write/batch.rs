@@ -308,15 +308,6 @@ impl WriteBatch {
         self.annotated = false;
     }
 
-    /// The operations with their encoded bytes ([`RawOp`]), in the order they were added.
-    pub fn raw_ops(&self) -> RawOps<'_> {
-        RawOps {
-            data: &self.rep,
-            pos: BATCH_HEADER_LEN,
-            remaining: self.count,
-        }
-    }
-
     /// The operations, in the order they were added.
     pub fn iter(&self) -> BatchIter<'_> {
         BatchIter {
@@ -421,28 +412,21 @@ fn take<'a>(data: &'a [u8], pos: &mut usize, limit: usize) -> Result<&'a [u8], &
 
 /// Parses one operation at `*pos`, advancing it.
 fn parse_op<'a>(data: &'a [u8], pos: &mut usize) -> Result<BatchOp<'a>, &'static str> {
-    parse_raw(data, pos).map(|raw| raw.op)
-}
-
-/// Parses one operation at `*pos`, advancing it, with where its bytes are.
-fn parse_raw<'a>(data: &'a [u8], pos: &mut usize) -> Result<RawOp<'a>, &'static str> {
     let tag = *data.get(*pos).ok_or("operation missing")?;
     *pos += 1;
     let key = take(data, pos, MAX_KEY_SIZE)?;
-    let key_end = *pos;
-    let key_start = key_end - key.len();
-    let (op, second_len) = match tag {
-        TAG_DELETE => (BatchOp::Delete { key }, 0),
-        TAG_PUT => {
-            let value = take(data, pos, MAX_VALUE_SIZE)?;
-            (BatchOp::Put { key, value }, value.len())
-        }
+    let op = match tag {
+        TAG_DELETE => BatchOp::Delete { key },
+        TAG_PUT => BatchOp::Put {
+            key,
+            value: take(data, pos, MAX_VALUE_SIZE)?,
+        },
         TAG_DELETE_RANGE => {
             let end = take(data, pos, MAX_KEY_SIZE)?;
             if key >= end {
                 return Err("range with start >= end");
             }
-            (BatchOp::DeleteRange { start: key, end }, end.len())
+            BatchOp::DeleteRange { start: key, end }
         }
         TAG_ANNOTATION => {
             let meta = take(data, pos, MAX_META_SIZE)?;
@@ -456,60 +440,11 @@ fn parse_raw<'a>(data: &'a [u8], pos: &mut usize) -> Result<RawOp<'a>, &'static 
                 _ => return Err("an annotation's time must be 0 or 8 bytes"),
             };
             let meta = (!meta.is_empty()).then_some(meta);
-            (
-                BatchOp::Annotation { time, meta },
-                meta.map_or(0, <[u8]>::len),
-            )
+            BatchOp::Annotation { time, meta }
         }
         _ => return Err("unknown operation tag"),
     };
-    let span = data.get(key_start..*pos).ok_or("length past the end")?;
-    Ok(RawOp {
-        op,
-        span,
-        second_at: *pos - second_len - key_start,
-    })
-}
-
-/// An operation of a batch with the bytes that encode it from its key on: the key, the
-/// second part's length (a uvarint; nothing for a delete), the second part (a put's value, a
-/// range's end). One contiguous slice, so it can be copied whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RawOp<'a> {
-    /// The operation.
-    pub op: BatchOp<'a>,
-    /// The key, the second part's length, the second part: `span[..key.len()]` is the key and
-    /// `span[second_at..]` the second part (empty for a delete).
-    pub span: &'a [u8],
-    /// Where the second part starts in `span`.
-    pub second_at: usize,
-}
-
-/// Iterator over a batch's operations with their bytes ([`WriteBatch::raw_ops`]).
-#[derive(Debug, Clone)]
-pub struct RawOps<'a> {
-    data: &'a [u8],
-    pos: usize,
-    remaining: u32,
-}
-
-impl<'a> Iterator for RawOps<'a> {
-    type Item = RawOp<'a>;
-
-    fn next(&mut self) -> Option<RawOp<'a>> {
-        if self.remaining == 0 {
-            return None;
-        }
-        self.remaining -= 1;
-        // Valid by construction, as for `BatchIter`: a failure ends the iteration.
-        match parse_raw(self.data, &mut self.pos) {
-            Ok(op) => Some(op),
-            Err(_) => {
-                self.remaining = 0;
-                None
-            }
-        }
-    }
+    Ok(op)
 }
 
 /// Iterator over a batch's operations ([`WriteBatch::iter`]).
