@@ -149,6 +149,25 @@ impl<'a> NodeRef<'a> {
     }
 }
 
+/// Writes `height` null links after the fields of the node at `node`.
+///
+/// Safety: `node` is a fresh allocation of at least `HEADER + height * LINK` bytes, aligned to
+/// 8, that no other thread can reach yet.
+unsafe fn init_links(node: NonNull<Node>, height: usize) {
+    // SAFETY: the caller's contract: the links lie inside the allocation, aligned to 8 (the
+    // fields' size is a multiple of 8), and nothing else touches them yet.
+    unsafe {
+        let links = node
+            .as_ptr()
+            .cast::<u8>()
+            .add(HEADER)
+            .cast::<AtomicPtr<Node>>();
+        for level in 0..height {
+            links.add(level).write(AtomicPtr::new(ptr::null_mut()));
+        }
+    }
+}
+
 /// The writer's side: the arena nodes are allocated from and the height generator.
 struct Writer {
     arena: Arena,
@@ -182,9 +201,10 @@ impl SkipList {
     pub fn new() -> SkipList {
         let mut arena = Arena::new();
         let head = arena.alloc(HEADER + MAX_HEIGHT * LINK).cast::<Node>();
-        // SAFETY: a fresh allocation of the head's size, aligned to 8; its links are zeroed
-        // (null) by the arena.
+        // SAFETY: a fresh allocation of the head's size, aligned to 8: the fields, then
+        // `MAX_HEIGHT` links, all written here.
         unsafe {
+            init_links(head, MAX_HEIGHT);
             head.as_ptr().write(Node {
                 prefix: [0; 2],
                 seq: 0,
@@ -333,9 +353,10 @@ impl Inserter<'_> {
         let height = self.random_height();
         let size = HEADER + height * LINK + data_len;
         let ptr = self.writer.arena.alloc(size).cast::<Node>();
-        // SAFETY: `ptr` is a fresh, zeroed allocation of `size` bytes aligned to 8, not yet
-        // reachable by any reader: the fields, then `height` null links, then the data.
+        // SAFETY: `ptr` is a fresh allocation of `size` bytes aligned to 8, not yet reachable
+        // by any reader: the fields, then `height` links (null until linked), then the data.
         unsafe {
+            init_links(ptr, height);
             ptr.as_ptr().write(Node {
                 prefix: probe.prefix,
                 seq,
