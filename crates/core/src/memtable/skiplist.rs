@@ -11,7 +11,7 @@
 //! atomically) and are never freed before the list drops, so a reader needs only a reference
 //! to the list (or, for a [`Cursor`], an `Arc` of it).
 //!
-//! Node layout in the arena (aligned to 8): [`Node`] (40 bytes, 8-aligned), then `height` next pointers,
+//! Node layout in the arena (aligned to 8): [`Node`] (40 bytes), then `height` next pointers,
 //! then the entry's key and value (`data_len` bytes, the key's `key_len` first).
 #![expect(
     unsafe_code,
@@ -295,12 +295,17 @@ impl SkipList {
 
     /// The last entry `< probe` (`inclusive`: `<= probe`).
     pub fn seek_before(&self, probe: &Probe<'_>, inclusive: bool) -> Option<NodeRef<'_>> {
+        let past: fn(KeyOrdering) -> bool = if inclusive {
+            KeyOrdering::is_gt
+        } else {
+            KeyOrdering::is_ge
+        };
         let head = self.head();
         let mut x = head;
         let mut level = self.top_level();
         loop {
             match x.next_at(level) {
-                Some(n) if n.cmp(probe).is_lt() || (inclusive && n.cmp(probe).is_eq()) => x = n,
+                Some(n) if !past(n.cmp(probe)) => x = n,
                 _ if level > 0 => level -= 1,
                 _ => return (!x.is(head)).then_some(x),
             }
