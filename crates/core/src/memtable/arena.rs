@@ -48,12 +48,6 @@ unsafe impl Send for Arena {}
 // SAFETY: no method taking `&self` reads or writes the blocks' contents.
 unsafe impl Sync for Arena {}
 
-impl Default for Arena {
-    fn default() -> Self {
-        Arena::new()
-    }
-}
-
 impl Arena {
     /// An empty arena (allocates nothing until the first [`Arena::alloc`]).
     pub fn new() -> Arena {

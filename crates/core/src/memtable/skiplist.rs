@@ -191,12 +191,6 @@ unsafe impl Send for SkipList {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for SkipList {}
 
-impl Default for SkipList {
-    fn default() -> Self {
-        SkipList::new()
-    }
-}
-
 impl SkipList {
     pub fn new() -> SkipList {
         let mut arena = Arena::new();
