@@ -273,3 +273,68 @@ fn a_deleted_topic_is_gone_and_bad_arguments_are_invalid_argument() {
     assert!(t.commit("g\0", 0).is_err());
     assert_eq!(t.commit("g", 5).unwrap_err().code(), "OFFSET_OUT_OF_RANGE");
 }
+
+#[test]
+fn records_read_at_the_tail_equal_the_records_read_back_from_storage() {
+    let storage = Arc::new(MemoryStorage::new());
+    let (db, clock) = db_with_clock(&storage);
+    let t = db.topic("tail", TopicOptions::default()).unwrap();
+    let mut sub = t.subscribe(&From::Latest).unwrap();
+    assert_eq!(sub.try_next().unwrap(), None); // a reader at the end: the tail keeps records
+    let mut appended = Vec::new();
+    for i in 0..40u64 {
+        clock.fetch_add(7, Ordering::SeqCst);
+        let record = NewRecord {
+            value: format!("v{i}").into_bytes(),
+            key: (i % 3 == 0).then(|| format!("k{i}").into_bytes()),
+            headers: vec![("h".to_owned(), vec![i as u8; (i % 4) as usize])],
+        };
+        appended.push(record.clone());
+        if i % 10 == 9 {
+            let mut batch = Batch::new();
+            batch.append(&t, record).unwrap();
+            db.write(&batch, WriteOptions::default()).unwrap();
+        } else {
+            t.append(record, &AppendOptions::default()).unwrap();
+        }
+    }
+    let from_tail: Vec<_> = std::iter::from_fn(|| sub.try_next().unwrap()).collect();
+    assert_eq!(from_tail.len(), 40);
+    let limits = ReadLimits {
+        limit: 100,
+        max_bytes: usize::MAX,
+    };
+    assert_eq!(t.read(&From::Earliest, limits).unwrap(), from_tail);
+    drop((sub, t, db));
+    let (db, _) = db_with_clock(&storage);
+    let t = db.existing_topic("tail").unwrap().unwrap();
+    let stored = t.read(&From::Earliest, limits).unwrap();
+    assert_eq!(
+        stored, from_tail,
+        "the tail's copies are the stored records"
+    );
+    for (r, a) in stored.iter().zip(&appended) {
+        assert_eq!(
+            (&r.key, &r.headers, &r.value),
+            (&a.key, &a.headers, &a.value)
+        );
+    }
+}
+
+#[test]
+fn deleting_a_topic_wakes_its_waiting_subscriber_with_an_error() {
+    let db = Db::open_in_memory(options()).unwrap();
+    let t = db.topic("gone", TopicOptions::default()).unwrap();
+    let mut sub = t.subscribe(&From::Latest).unwrap();
+    let waiter = std::thread::spawn(move || sub.next_timeout(Duration::from_secs(600)));
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(db.delete_topic("gone").unwrap());
+    let err = waiter.join().unwrap().unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert_eq!(
+        t.read(&From::Earliest, ReadLimits::default())
+            .unwrap_err()
+            .code(),
+        "INVALID_ARGUMENT"
+    );
+}

@@ -16,6 +16,10 @@ pub(crate) trait NamedState: Send + 'static {
     /// Begins an operation at time `now` on object `name` (of keyspace `ks`), this state
     /// being locked.
     fn begin<'a>(&'a mut self, name: &'a str, ks: &'a Keyspace, now: u64) -> Self::Part<'a>;
+
+    /// The object was deleted (its state is locked, marked deleted, and its waiters on the
+    /// registry are about to be woken): wake any waiters of its own.
+    fn deleted(&mut self) {}
 }
 
 /// An object's part in an operation ([`crate::named::locked::run`]): made once its state is

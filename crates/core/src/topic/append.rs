@@ -23,11 +23,15 @@ pub(crate) fn append(
     let time = now.max(state.counters.last_time);
     let mut offsets = Vec::with_capacity(records.len());
     let mut fresh = Vec::with_capacity(records.len());
+    let for_tail = state.tail.wants_records();
     for r in records {
         let encoded = record::encode(r, time)?;
         let offset = state.counters.next;
         batch.put_prefixed(&ks.prefix, &layout::RECORDS.key(offset), &encoded)?;
         fresh.push((offset, encoded.len() as u64, time));
+        if for_tail {
+            state.fresh.push((r.committed(offset, time), encoded.len()));
+        }
         state.counters.next += 1;
         state.counters.bytes += encoded.len() as u64;
         offsets.push(offset);

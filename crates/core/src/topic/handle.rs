@@ -1,17 +1,21 @@
 //! [`Topic`]: a handle on a named topic log.
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use crate::db::{IterOptions, Keyspace};
 use crate::named::catalog::validate_group;
 use crate::named::handle::{Handle, Named};
 use crate::named::locked::run;
+use crate::named::registry::deleted;
+use crate::named::state::NamedState;
 use crate::topic::append;
 use crate::topic::layout;
 use crate::topic::locked::Locked;
 use crate::topic::options::{AppendOptions, From, ReadLimits, TopicOptions};
 use crate::topic::record::{self, NewRecord, Record};
 use crate::topic::state::State;
+use crate::topic::tail::{Tail, TailRead};
 use crate::write::batch::WriteBatch;
 use crate::{Error, Result};
 
@@ -20,6 +24,8 @@ use crate::{Error, Result};
 #[derive(Clone)]
 pub struct Topic {
     pub(crate) handle: Handle<State>,
+    /// The committed tail (the state's, held here to be read without the topic's lock).
+    pub(crate) tail: Arc<Tail>,
 }
 
 impl std::fmt::Debug for Topic {
@@ -86,8 +92,8 @@ impl Topic {
 
     /// The last `n` records (fewer if the topic holds fewer).
     pub fn latest(&self, n: usize) -> Result<Vec<Record>> {
-        let c = self.state()?.counters;
-        let from = c.next.saturating_sub(n as u64).max(c.first);
+        let (first, next) = self.tail.bounds();
+        let from = next.saturating_sub(n as u64).max(first);
         self.read_at(
             from,
             ReadLimits {
@@ -99,29 +105,36 @@ impl Topic {
 
     /// The offset `from` names now.
     pub fn resolve(&self, from: &From) -> Result<u64> {
-        let state = self.state()?;
-        let c = state.counters;
+        let group = match from {
+            From::Committed(group) => self.state()?.groups.get(group).copied(),
+            _ => None,
+        };
+        let (first, next) = self.tail.bounds();
         let offset = match from {
             From::Offset(o) => *o,
-            From::Earliest => c.first,
-            From::Latest => c.next,
-            From::Committed(group) => state.groups.get(group).copied().unwrap_or(c.first),
-            From::Time(t) => {
-                drop(state);
-                return self.offset_at_time(*t, c.first, c.next);
-            }
+            From::Earliest => first,
+            From::Latest => next,
+            From::Committed(_) => group.unwrap_or(first),
+            From::Time(t) => return self.offset_at_time(*t, first, next),
         };
-        if offset < c.first || offset > c.next {
-            return Err(self.out_of_range(offset, c.first, c.next));
+        if offset < first || offset > next {
+            return Err(self.out_of_range(offset, first, next));
         }
         Ok(offset)
     }
 
+    /// Up to `limits` records from `offset` on: from the committed tail when it holds them,
+    /// else from the tree.
     pub(crate) fn read_at(&self, offset: u64, limits: ReadLimits) -> Result<Vec<Record>> {
-        let c = self.state()?.counters;
-        if offset < c.first || offset > c.next {
-            return Err(self.out_of_range(offset, c.first, c.next));
+        match self.tail.read(offset, limits) {
+            TailRead::Records(records) => Ok(records),
+            TailRead::Closed => Err(deleted(State::KIND, self.name())),
+            TailRead::OutOfRange { first, next } => Err(self.out_of_range(offset, first, next)),
+            TailRead::Stored => self.read_stored(offset, limits),
         }
+    }
+
+    fn read_stored(&self, offset: u64, limits: ReadLimits) -> Result<Vec<Record>> {
         let mut out = Vec::new();
         let mut bytes = 0usize;
         let stored = self.handle.ks.iter(IterOptions {
@@ -137,8 +150,8 @@ impl Topic {
             let at = layout::RECORDS.number(&key).ok_or_else(|| self.damaged())?;
             if at != offset + out.len() as u64 {
                 // Retention dropped the start of the read meanwhile.
-                let c = self.state()?.counters;
-                return Err(self.out_of_range(offset, c.first, c.next));
+                let (first, next) = self.tail.bounds();
+                return Err(self.out_of_range(offset, first, next));
             }
             bytes += value.len();
             out.push(record::decode(&value, at, self.name())?);

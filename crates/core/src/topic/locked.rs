@@ -1,6 +1,7 @@
 //! A topic locked for an operation ([`crate::named::locked::run`]): its state, and what undoing
 //! the operation puts back if its commit fails (the counters and committed offsets as they
-//! were). Subscribers are woken after a commit that appended.
+//! were). A commit is published to the topic's tail (`tail.rs`), still locked; subscribers are
+//! woken after a commit that appended.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +26,7 @@ impl<'a> Locked<'a> {
     /// Begins an operation on topic `name`, whose state is locked.
     pub(crate) fn new(name: &'a str, state: &'a mut State, now: u64) -> Self {
         let before = (state.counters, state.groups.clone());
+        state.fresh.clear();
         Locked {
             name,
             state,
@@ -40,6 +42,10 @@ impl NamedState for State {
     fn begin<'a>(&'a mut self, name: &'a str, _: &'a Keyspace, now: u64) -> Locked<'a> {
         Locked::new(name, self, now)
     }
+
+    fn deleted(&mut self) {
+        self.tail.close();
+    }
 }
 
 impl Part for Locked<'_> {
@@ -54,9 +60,15 @@ impl Part for Locked<'_> {
     fn undo(&mut self) {
         self.state.counters = self.before.0;
         self.state.groups = std::mem::take(&mut self.before.1);
+        self.state.fresh.clear();
     }
 
     fn committed(&mut self) -> bool {
-        self.state.counters.next != self.before.0.next
+        let c = self.state.counters;
+        if c != self.before.0 {
+            let fresh = std::mem::take(&mut self.state.fresh);
+            self.state.tail.publish(c.first, c.next, fresh);
+        }
+        c.next != self.before.0.next
     }
 }

@@ -38,6 +38,9 @@
 //! lowest committed offset of a group unless `retention_passes_groups`. Reads below the first
 //! record held fail with [`crate::Error::OffsetOutOfRange`], which says where the log starts now.
 //! A [`Subscription`] yields records from a position on and then waits for the next commit.
+//! Each commit is published to the topic's committed tail, which keeps the last records while
+//! someone reads near the end: readers there take them without the topic's lock (which an
+//! append holds through its commit) and without an iterator over the tree.
 
 mod append;
 mod deferred;
@@ -48,6 +51,7 @@ mod options;
 mod record;
 mod state;
 mod subscription;
+mod tail;
 
 pub use handle::{Topic, TopicStats};
 pub use options::{AppendOptions, From, ReadLimits, TopicOptions};
@@ -97,7 +101,9 @@ impl Db {
             }
         };
         drop(topics);
+        let tail = shared.lock().tail.clone();
         Ok(Topic {
+            tail,
             handle: Handle {
                 db: self.clone(),
                 ks,

@@ -44,6 +44,19 @@ pub struct Record {
     pub value: Vec<u8>,
 }
 
+impl NewRecord {
+    /// The record as read back once committed at `offset` and `time`.
+    pub(crate) fn committed(&self, offset: u64, time_ms: u64) -> Record {
+        Record {
+            offset,
+            time_ms,
+            key: self.key.clone(),
+            headers: self.headers.clone(),
+            value: self.value.clone(),
+        }
+    }
+}
+
 /// Encodes `r` appended at `time`.
 pub(crate) fn encode(r: &NewRecord, time: u64) -> Result<Vec<u8>> {
     let too_big = |what: &str| Error::InvalidArgument(format!("a record's {what} is too large"));

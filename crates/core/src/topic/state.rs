@@ -3,10 +3,12 @@
 //! ([`crate::named::registry::Registry`]).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::db::{IterOptions, Keyspace};
 use crate::topic::layout::{self, Counters};
 use crate::topic::options::TopicOptions;
+use crate::topic::tail::{Kept, Tail};
 use crate::Result;
 
 /// A topic's in-memory state.
@@ -16,15 +18,15 @@ pub(crate) struct State {
     pub counters: Counters,
     /// Committed offsets of the consumer groups.
     pub groups: BTreeMap<String, u64>,
+    /// The committed tail, published after each commit ([`Tail::publish`]).
+    pub tail: Arc<Tail>,
+    /// The records the operation in progress appended, for the tail (when it wants them).
+    pub fresh: Vec<Kept>,
 }
 
 impl State {
     pub(crate) fn new(options: TopicOptions) -> State {
-        State {
-            options,
-            counters: Counters::default(),
-            groups: BTreeMap::new(),
-        }
+        State::with(options, Counters::default(), BTreeMap::new())
     }
 
     pub(crate) fn load(ks: &Keyspace, name: &str, options: TopicOptions) -> Result<State> {
@@ -45,11 +47,17 @@ impl State {
                 })?;
             groups.insert(group, layout::decode_offset(&value, name)?);
         }
-        Ok(State {
+        Ok(State::with(options, counters, groups))
+    }
+
+    fn with(options: TopicOptions, counters: Counters, groups: BTreeMap<String, u64>) -> State {
+        State {
             options,
             counters,
             groups,
-        })
+            tail: Arc::new(Tail::new(counters.first, counters.next)),
+            fresh: Vec::new(),
+        }
     }
 
     /// The lowest offset a consumer group still needs (retention stops there).

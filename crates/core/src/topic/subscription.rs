@@ -78,13 +78,9 @@ impl Subscription {
                 return Ok(None);
             };
             self.topic.handle.db.check_open()?;
-            let state = self.topic.state()?;
-            if state.counters.next > self.position {
-                continue;
-            }
             // Bounded, so that a closed database is noticed.
             let sleep = left.min(Duration::from_secs(1));
-            drop(self.topic.handle.shared.wait(state, sleep));
+            self.topic.tail.wait_past(self.position, sleep);
         }
     }
 }
