@@ -131,7 +131,8 @@ mod named;
 
 pub use db::{
     Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, Clock, CompactProgress, Db,
-    IterOptions, Keyspace, Options, Snapshot, Transaction, WriteOptions, RESERVED_KEYSPACE_PREFIX,
+    IterOptions, Keyspace, MaintenancePriority, Options, Snapshot, Transaction, WriteOptions,
+    RESERVED_KEYSPACE_PREFIX,
 };
 pub use error::{Error, Result};
 pub use version::MAX_KEYSPACE_METADATA;

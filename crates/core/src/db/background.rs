@@ -7,6 +7,9 @@ use std::sync::{Condvar, Mutex, PoisonError};
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::Duration;
 
+#[cfg(not(target_arch = "wasm32"))]
+use crate::db::MaintenancePriority;
+
 #[derive(Debug, Default)]
 struct Signal {
     stop: bool,
@@ -22,12 +25,19 @@ pub(crate) struct Background {
 }
 
 impl Background {
-    /// Starts the thread, running `run` (native targets only).
+    /// Starts the thread at `priority`, running `run` (native targets only).
     #[cfg(not(target_arch = "wasm32"))]
-    pub(crate) fn start(&self, run: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    pub(crate) fn start(
+        &self,
+        priority: MaintenancePriority,
+        run: impl FnOnce() + Send + 'static,
+    ) -> std::io::Result<()> {
         let handle = std::thread::Builder::new()
             .name("shaledb-maintain".into())
-            .spawn(run)?;
+            .spawn(move || {
+                priority.apply_to_current_thread();
+                run();
+            })?;
         *self.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
         Ok(())
     }

@@ -263,7 +263,9 @@ impl DbInner {
             let db = Arc::downgrade(self);
             self.maintenance
                 .background()
-                .start(move || run_in_background(db))
+                .start(self.options.maintenance_priority, move || {
+                    run_in_background(db)
+                })
         }
         #[cfg(target_arch = "wasm32")]
         Ok(())

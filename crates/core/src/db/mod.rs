@@ -63,6 +63,7 @@ mod keyspace;
 pub(crate) mod names;
 mod options;
 mod snapshot;
+mod thread_priority;
 mod transaction;
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -76,6 +77,7 @@ pub use iterator::DbIterator;
 pub use keyspace::{Batch, Keyspace, RESERVED_KEYSPACE_PREFIX};
 pub use options::{ChangeRetention, IterOptions, Options, WriteOptions};
 pub use snapshot::Snapshot;
+pub use thread_priority::MaintenancePriority;
 pub use transaction::Transaction;
 
 use crate::db::core::DbInner;

@@ -4,6 +4,7 @@ use std::ops::Bound;
 
 use crate::compaction::picker::CompactionOptions;
 use crate::db::clock::Clock;
+use crate::db::MaintenancePriority;
 use crate::recordio::Compression;
 use crate::sstable::TableOptions;
 use crate::write::wal::WalOptions;
@@ -45,6 +46,8 @@ pub struct Options {
     /// Run flush and compaction on a background thread (native only; default `true`). When
     /// `false`, the caller drives them with [`crate::Db::maintain`].
     pub background_thread: bool,
+    /// The background thread's CPU priority (default [`MaintenancePriority::Low`]).
+    pub maintenance_priority: MaintenancePriority,
     /// Largest key accepted, in bytes (default 64 KiB, the maximum).
     pub max_key_size: usize,
     /// Largest value accepted, in bytes (default 256 MiB, the maximum).
@@ -134,6 +137,7 @@ impl Default for Options {
             level_size_ratio: 10,
             target_file_size: 64 << 20,
             background_thread: true,
+            maintenance_priority: MaintenancePriority::Low,
             max_key_size: 64 << 10,
             max_value_size: 256 << 20,
             wal_preallocation: 1 << 20,

@@ -3,7 +3,7 @@
 //! database's clock.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -27,8 +27,11 @@ pub(crate) struct Shared<S> {
     /// Set (under the state's lock) when the object is deleted: handles still held fail.
     deleted: AtomicBool,
     /// Notified when something waiters look for may have happened (a push, a release, an
-    /// append) and when the object goes.
+    /// append) and when the object goes, if someone waits.
     changed: Condvar,
+    /// Threads in [`Shared::wait`]: changed under the state's lock, so a notifier that changed
+    /// the state under that lock sees every waiter that could have missed the change.
+    waiters: AtomicUsize,
     /// Logs those notifications for waiters outside the core (`wakes.rs`).
     mark: WakeMark,
 }
@@ -50,9 +53,12 @@ impl<S> Shared<S> {
         self.deleted.load(Ordering::Acquire)
     }
 
-    /// Wakes every waiter ([`Shared::wait`], and those outside the core: `wakes.rs`).
+    /// Wakes every waiter ([`Shared::wait`], and those outside the core: `wakes.rs`). Called
+    /// after a change made under the state's lock (no system call when nobody waits).
     pub(crate) fn notify_all(&self) {
-        self.changed.notify_all();
+        if self.waiters.load(Ordering::Acquire) > 0 {
+            self.changed.notify_all();
+        }
         self.mark.woken();
     }
 
@@ -63,10 +69,14 @@ impl<S> Shared<S> {
         state: MutexGuard<'a, S>,
         timeout: Duration,
     ) -> MutexGuard<'a, S> {
-        self.changed
+        self.waiters.fetch_add(1, Ordering::AcqRel);
+        let state = self
+            .changed
             .wait_timeout(state, timeout)
             .unwrap_or_else(PoisonError::into_inner)
-            .0
+            .0;
+        self.waiters.fetch_sub(1, Ordering::AcqRel);
+        state
     }
 }
 
@@ -122,12 +132,15 @@ impl<S: NamedState> Registry<S> {
         let registry = Registry::<S>::of(db);
         let mut objects = registry.lock();
         let shared = objects.get(name);
-        let guard = shared.as_ref().map(|s| s.lock());
+        let mut guard = shared.as_ref().map(|s| s.lock());
         if !catalog.delete(name)? {
             return Ok(false);
         }
         if let Some(s) = &shared {
             s.deleted.store(true, Ordering::Release);
+        }
+        if let Some(state) = guard.as_mut() {
+            state.deleted();
         }
         drop(guard);
         if let Some(s) = objects.0.remove(name) {
@@ -156,6 +169,7 @@ impl<S> Objects<'_, S> {
             state: Mutex::new(state),
             deleted: AtomicBool::new(false),
             changed: Condvar::new(),
+            waiters: AtomicUsize::new(0),
             mark: WakeMark::new(db, S::KIND, name),
         });
         self.0.insert(name.to_owned(), shared.clone());

@@ -1,5 +1,6 @@
 //! Linux: disk space reserved with `fallocate(2)`, and shared writable mappings (`mmap(2)`) of
-//! reserved ranges. One of the crate's two places with `unsafe` code (the other: `memtable/`).
+//! reserved ranges. One of the crate's three places with `unsafe` code (the others: `memtable/`,
+//! `db/thread_priority.rs`).
 //!
 //! A copy into a `MAP_SHARED` mapping of a file fills the page-cache page that backs the file,
 //! the page `pwrite(2)` would fill: it survives the process being killed, every read of the
