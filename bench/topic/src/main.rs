@@ -5,7 +5,12 @@
 //! - `inproc/Publish1Topic`: 2 x cores threads appending 5-byte records, each append awaited.
 //! - `inproc/Throughput`: one publisher, one subscriber that must receive all.
 //! - `inproc/EndToEndLatency`: one publisher appending its send time, flooded, then paced at
-//!   50% and 90% of the flooded publisher's rate; p50/p99/p999 of send-to-receive latency.
+//!   50% and 90% of the flooded publisher's rate; p50/p99/p999 of send-to-receive latency, and
+//!   p99/p999 of the appends alone (the publisher's share).
+//!
+//! Environment: `TOPIC_BENCH_SECONDS` (default 2) is the length of each paced run;
+//! `TOPIC_BENCH_MAX_RATE` (records/s) fixes the rate the loads are shares of, to compare two
+//! builds at the same load (by default it is the flooded publisher's rate of that run).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod percentiles;
@@ -63,11 +68,21 @@ fn main() {
     if bench.enabled("inproc/EndToEndLatency") {
         let n = 300_000;
         let flooded = workloads::end_to_end(&topic("e2e-flooded"), n, None);
-        let max_rate = n as f64 / flooded.publish_elapsed.as_secs_f64();
+        // TOPIC_BENCH_MAX_RATE fixes the rate the loads are shares of (records/s), for comparing
+        // builds at one load; by default it is the flooded publisher's.
+        let max_rate = std::env::var("TOPIC_BENCH_MAX_RATE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(n as f64 / flooded.publish_elapsed.as_secs_f64());
         let report = |case: &str, l: &workloads::Latencies| {
             for (name, q) in [("p50", 0.5), ("p99", 0.99), ("p999", 0.999)] {
                 let v = quantile(&l.sorted_ns, q) as f64 / 1e3;
                 bench.emit(&format!("{case}/{name}"), "shaledb", "us", v);
+            }
+            // The publisher's share: how long the appends themselves took.
+            for (name, q) in [("p99", 0.99), ("p999", 0.999)] {
+                let v = quantile(&l.append_sorted_ns, q) as f64 / 1e3;
+                bench.emit(&format!("{case}/append-{name}"), "shaledb", "us", v);
             }
         };
         bench.emit(

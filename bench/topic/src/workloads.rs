@@ -61,6 +61,8 @@ pub struct Latencies {
     pub elapsed: Duration,
     /// Time the publisher took to append all.
     pub publish_elapsed: Duration,
+    /// Each append's duration (ns), sorted: the publisher's share of the latency.
+    pub append_sorted_ns: Vec<u64>,
 }
 
 /// One publisher appends `n` records holding their send time, flooded (`rate` `None`) or
@@ -82,6 +84,7 @@ pub fn end_to_end(topic: &Topic, n: u64, rate: Option<f64>) -> Latencies {
     let o = AppendOptions::default();
     let start = base.elapsed();
     let interval = rate.map(|r| Duration::from_secs_f64(1.0 / r));
+    let mut append_ns = Vec::with_capacity(n as usize);
     for i in 0..n {
         if let Some(interval) = interval {
             // Paced by sleeping until the record is due (a sleep may overshoot: the records
@@ -95,13 +98,16 @@ pub fn end_to_end(topic: &Topic, n: u64, rate: Option<f64>) -> Latencies {
         topic
             .append(NewRecord::value(now.to_le_bytes().to_vec()), &o)
             .unwrap();
+        append_ns.push((base.elapsed().as_nanos() as u64).saturating_sub(now));
     }
     let publish_elapsed = base.elapsed() - start;
     let (mut sorted_ns, end) = reader.join().unwrap();
     sorted_ns.sort_unstable();
+    append_ns.sort_unstable();
     Latencies {
         sorted_ns,
         elapsed: end - start,
         publish_elapsed,
+        append_sorted_ns: append_ns,
     }
 }
