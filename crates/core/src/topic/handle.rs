@@ -130,16 +130,17 @@ impl Topic {
             TailRead::Records(records) => Ok(records),
             TailRead::Closed => Err(deleted(State::KIND, self.name())),
             TailRead::OutOfRange { first, next } => Err(self.out_of_range(offset, first, next)),
-            TailRead::Stored => self.read_stored(offset, limits),
+            TailRead::Stored { next } => self.read_stored(offset, next, limits),
         }
     }
 
-    fn read_stored(&self, offset: u64, limits: ReadLimits) -> Result<Vec<Record>> {
+    /// Up to `limits` records of `offset..next` from the tree.
+    fn read_stored(&self, offset: u64, next: u64, limits: ReadLimits) -> Result<Vec<Record>> {
         let mut out = Vec::new();
         let mut bytes = 0usize;
         let stored = self.handle.ks.iter(IterOptions {
             lower: Bound::Included(layout::RECORDS.key(offset).to_vec()),
-            upper: Bound::Excluded(layout::RECORDS_END.to_vec()),
+            upper: Bound::Excluded(layout::RECORDS.key(next).to_vec()),
             ..IterOptions::default()
         })?;
         for entry in stored {
@@ -297,4 +298,35 @@ pub(crate) fn commit_offset(
     )?;
     state.groups.insert(group.to_owned(), offset);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Db, Options};
+
+    /// An append committed to the tree but not yet published to the tail: the moment between
+    /// the commit and its publication (`locked.rs`), made to last.
+    fn commit_unpublished(topic: &Topic, values: &[&str]) {
+        let records: Vec<NewRecord> = values.iter().map(|v| NewRecord::value(*v)).collect();
+        let mut state = topic.state().unwrap();
+        let mut batch = WriteBatch::new();
+        append::append(&mut state, &topic.handle.ks, &records, 0, &mut batch).unwrap();
+        topic.handle.db.write_encoded(batch, false).unwrap();
+    }
+
+    #[test]
+    fn a_read_from_the_tree_stops_at_the_published_end() {
+        let db = Db::open_in_memory(Options::default()).unwrap();
+        let topic = db.topic("t", TopicOptions::default()).unwrap();
+        let none = AppendOptions::default();
+        topic.append(NewRecord::value("a"), &none).unwrap();
+        topic.append(NewRecord::value("b"), &none).unwrap();
+        commit_unpublished(&topic, &["c", "d"]);
+        let limits = ReadLimits::default();
+        let read = topic.read_at(0, limits).unwrap();
+        assert_eq!(read.len(), 2, "only the published records");
+        let position = read.last().map_or(0, |r| r.offset + 1);
+        assert_eq!(topic.read_at(position, limits).unwrap(), Vec::new());
+    }
 }

@@ -11,8 +11,6 @@ const VERSION: u8 = 1;
 
 /// The topic's counters.
 pub(crate) const STATS_KEY: &[u8] = b"s";
-/// First key after every record key.
-pub(crate) const RECORDS_END: &[u8] = b"s";
 /// Every committed-offset key starts with this.
 pub(crate) const GROUP_PREFIX: &[u8] = b"c";
 

@@ -67,8 +67,10 @@ pub(crate) enum TailRead {
     Records(Vec<Record>),
     /// The offset is outside `first..=next`.
     OutOfRange { first: u64, next: u64 },
-    /// The records are older than the ring: read them from the tree.
-    Stored,
+    /// The records are older than the ring: read them from the tree, below `next` (a commit
+    /// makes its records visible in the tree before it publishes them here: a reader must not
+    /// move past the published end).
+    Stored { next: u64 },
     /// The topic was deleted.
     Closed,
 }
@@ -151,7 +153,7 @@ impl Tail {
             self.wanted.store(true, Ordering::Relaxed);
         }
         if offset < r.start {
-            return TailRead::Stored;
+            return TailRead::Stored { next };
         }
         let skip = (offset - r.start) as usize;
         let mut shared = Vec::new();
@@ -278,7 +280,7 @@ mod tests {
     fn the_ring_fills_only_after_a_read_near_the_tail_and_serves_from_there() {
         let tail = Tail::new(0, 5);
         commit(&tail, 0, 5, 7);
-        assert!(matches!(tail.read(5, all()), TailRead::Stored));
+        assert!(matches!(tail.read(5, all()), TailRead::Stored { .. }));
         assert!(
             tail.wants_records(),
             "a read near the tail asks for records"
@@ -286,7 +288,7 @@ mod tests {
         commit(&tail, 0, 7, 9);
         assert_eq!(offsets(tail.read(7, all())), Some(vec![7, 8]));
         assert_eq!(offsets(tail.read(9, all())), Some(vec![]));
-        assert!(matches!(tail.read(6, all()), TailRead::Stored));
+        assert!(matches!(tail.read(6, all()), TailRead::Stored { .. }));
         assert!(matches!(
             tail.read(10, all()),
             TailRead::OutOfRange { first: 0, next: 9 }
@@ -299,7 +301,7 @@ mod tests {
         tail.read(0, all());
         commit(&tail, 0, 0, 3);
         tail.publish(0, 5, Vec::new()); // appended 3..5 before the ring was wanted
-        assert!(matches!(tail.read(3, all()), TailRead::Stored));
+        assert!(matches!(tail.read(3, all()), TailRead::Stored { .. }));
         assert_eq!(offsets(tail.read(5, all())), Some(vec![]));
         commit(&tail, 0, 5, 6);
         assert_eq!(offsets(tail.read(5, all())), Some(vec![5]));
@@ -321,7 +323,10 @@ mod tests {
         commit(&tail, 2, 5, 5 + n);
         let end = 5 + n;
         let start = end - RECENT_RECORDS as u64;
-        assert!(matches!(tail.read(start - 1, all()), TailRead::Stored));
+        assert!(matches!(
+            tail.read(start - 1, all()),
+            TailRead::Stored { .. }
+        ));
         assert_eq!(
             offsets(tail.read(end - 2, all())),
             Some(vec![end - 2, end - 1])
@@ -331,7 +336,7 @@ mod tests {
         big.read(0, all());
         let fresh = (0..3).map(|o| kept(o, RECENT_BYTES / 2)).collect();
         big.publish(0, 3, fresh);
-        assert!(matches!(big.read(0, all()), TailRead::Stored));
+        assert!(matches!(big.read(0, all()), TailRead::Stored { .. }));
         assert_eq!(offsets(big.read(1, all())), Some(vec![1, 2]));
     }
 
