@@ -10,7 +10,9 @@
 //!
 //! Environment: `TOPIC_BENCH_SECONDS` (default 2) is the length of each paced run;
 //! `TOPIC_BENCH_MAX_RATE` (records/s) fixes the rate the loads are shares of, to compare two
-//! builds at the same load (by default it is the flooded publisher's rate of that run).
+//! builds at the same load (by default it is the flooded publisher's rate of that run);
+//! `TOPIC_BENCH_MAINTENANCE` = `normal` | `low` (default) | `idle` is
+//! `Options::maintenance_priority`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod percentiles;
@@ -20,7 +22,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use shaledb::topic::TopicOptions;
-use shaledb::{Db, Options};
+use shaledb::{Db, MaintenancePriority, Options};
 use shaledb_bench_support::Bench;
 
 use crate::percentiles::quantile;
@@ -36,8 +38,14 @@ fn main() {
         .unwrap_or(2.0);
     let dir = bench.scratch();
     // Each case on a database of its own: no flush or compaction left over from the last.
+    let mut options = Options::default();
+    options.maintenance_priority = match std::env::var("TOPIC_BENCH_MAINTENANCE").as_deref() {
+        Ok("normal") => MaintenancePriority::Normal,
+        Ok("idle") => MaintenancePriority::Idle,
+        _ => MaintenancePriority::Low,
+    };
     let topic = |name: &str| {
-        let db = Db::open(dir.path().join(name), Options::default()).unwrap();
+        let db = Db::open(dir.path().join(name), options.clone()).unwrap();
         db.topic(name, TopicOptions::default()).unwrap()
     };
     let us = |d: Duration, n: u64| d.as_secs_f64() * 1e6 / n.max(1) as f64;
