@@ -8,7 +8,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 #[cfg(not(target_arch = "wasm32"))]
-use crate::db::MaintenancePriority;
+use crate::db::thread_priority::MaintenancePriority;
 
 #[derive(Debug, Default)]
 struct Signal {

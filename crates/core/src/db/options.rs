@@ -4,7 +4,7 @@ use std::ops::Bound;
 
 use crate::compaction::picker::CompactionOptions;
 use crate::db::clock::Clock;
-use crate::db::MaintenancePriority;
+use crate::db::thread_priority::MaintenancePriority;
 use crate::recordio::Compression;
 use crate::sstable::TableOptions;
 use crate::write::wal::WalOptions;
