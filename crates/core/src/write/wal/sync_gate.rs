@@ -43,6 +43,8 @@ struct GateState {
     /// Bytes known durable: a sync that started after they were written returned `Ok`.
     durable: u64,
     syncing: bool,
+    /// Threads waiting on `done` for a sync under way to end.
+    waiters: usize,
     /// The first failed sync: the file can never be trusted to be durable again.
     failed: Option<Error>,
 }
@@ -189,7 +191,9 @@ impl SyncGate {
                     self.file.name()
                 )));
             }
+            st.waiters += 1;
             st = self.done.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st.waiters -= 1;
         }
         st.syncing = true;
         Ok(Some(self.written().max(end)))
@@ -208,8 +212,12 @@ impl SyncGate {
             }
             Err(e) => st.failed = Some(repeat_error(e, "WAL sync failed")),
         }
+        // No system call when nobody waits (the one synced writer's case).
+        let wake = st.waiters > 0;
         drop(st);
-        self.done.notify_all();
+        if wake {
+            self.done.notify_all();
+        }
         result
     }
 
@@ -309,5 +317,27 @@ mod tests {
             .sum();
         assert_eq!(ran as u64, gate.syncs());
         assert_eq!(ran, 1, "one sync covered all eight callers");
+    }
+
+    /// `finish` wakes only when someone waits: a caller that waits for a sync under way must
+    /// be counted, and woken.
+    #[test]
+    fn a_caller_waiting_for_the_sync_under_way_is_woken_when_it_ends() {
+        let s = MemoryStorage::new();
+        let f = s.open("wal", OpenMode::CreateNew).unwrap();
+        let gate = Arc::new(SyncGate::new(f.clone(), 0));
+        f.write_at(0, b"abc").unwrap();
+        gate.written_to(3);
+        let covers = gate.begin(3).unwrap().unwrap();
+        let waiter = {
+            let gate = Arc::clone(&gate);
+            std::thread::spawn(move || gate.sync_reporting(3).unwrap())
+        };
+        while gate.lock().waiters == 0 {
+            std::thread::yield_now();
+        }
+        gate.finish(covers, f.sync()).unwrap();
+        assert!(!waiter.join().unwrap(), "covered by the sync it waited for");
+        assert_eq!((gate.durable(), gate.syncs()), (3, 1));
     }
 }
