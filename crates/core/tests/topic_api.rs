@@ -338,3 +338,23 @@ fn deleting_a_topic_wakes_its_waiting_subscriber_with_an_error() {
         "INVALID_ARGUMENT"
     );
 }
+
+#[test]
+fn a_record_too_large_for_the_tail_is_read_back_whole_between_small_ones() {
+    let db = Db::open_in_memory(options()).unwrap();
+    let t = db.topic("big", TopicOptions::default()).unwrap();
+    let mut sub = t.subscribe(&From::Latest).unwrap();
+    assert_eq!(sub.try_next().unwrap(), None);
+    let big = vec![9u8; (1 << 20) + 100];
+    let none = AppendOptions::default();
+    t.append(rec("before"), &none).unwrap();
+    t.append(NewRecord::value(big.clone()), &none).unwrap();
+    t.append(rec("after"), &none).unwrap();
+    let got: Vec<_> = std::iter::from_fn(|| sub.try_next().unwrap()).collect();
+    assert_eq!(got.len(), 3);
+    assert_eq!(
+        (got[0].value.as_slice(), got[2].value.as_slice()),
+        (&b"before"[..], &b"after"[..])
+    );
+    assert_eq!(got[1].value, big);
+}

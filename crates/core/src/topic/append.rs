@@ -8,6 +8,7 @@ use crate::topic::layout::{self};
 use crate::topic::options::millis;
 use crate::topic::record::{self, NewRecord};
 use crate::topic::state::State;
+use crate::topic::tail::Tail;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
@@ -29,7 +30,7 @@ pub(crate) fn append(
         let offset = state.counters.next;
         batch.put_prefixed(&ks.prefix, &layout::RECORDS.key(offset), &encoded)?;
         fresh.push((offset, encoded.len() as u64, time));
-        if for_tail {
+        if for_tail && Tail::could_keep(encoded.len()) {
             state.fresh.push((r.committed(offset, time), encoded.len()));
         }
         state.counters.next += 1;

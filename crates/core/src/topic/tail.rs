@@ -100,6 +100,12 @@ impl Tail {
         self.wanted.load(Ordering::Relaxed)
     }
 
+    /// Whether the ring could keep a record of `size` stored bytes (a larger one would be
+    /// dropped at once: the commit keeps its copy, and the ring starts again after it).
+    pub(crate) fn could_keep(size: usize) -> bool {
+        size <= RECENT_BYTES
+    }
+
     /// The committed `(first, next)` offsets.
     pub(crate) fn bounds(&self) -> (u64, u64) {
         let r = self.lock();
@@ -158,7 +164,7 @@ impl Tail {
         let skip = (offset - r.start) as usize;
         let mut shared = Vec::new();
         let mut bytes = 0usize;
-        for (record, size) in r.recent.iter().skip(skip) {
+        for (record, size) in r.recent.range(skip..) {
             if shared.len() >= limits.limit || (bytes >= limits.max_bytes && !shared.is_empty()) {
                 break;
             }
