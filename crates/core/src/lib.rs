@@ -128,6 +128,8 @@ pub mod write;
 
 // What the named logs (queues, topics) share, built on the database.
 mod named;
+// A condition variable that skips the wake-up when nobody sleeps.
+mod waiters;
 
 pub use db::{
     Applied, Batch, Change, ChangeOp, ChangeRetention, Changes, Clock, CompactProgress, Db,

@@ -3,8 +3,8 @@
 //! database's clock.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use crate::db::layers::Layer;
@@ -12,6 +12,7 @@ use crate::db::{Clock, Db, Options};
 use crate::named::catalog::Catalog;
 use crate::named::state::NamedState;
 use crate::named::wakes::WakeMark;
+use crate::waiters::Waiters;
 use crate::{Error, Result};
 
 /// The error of a handle on an object that was deleted.
@@ -27,11 +28,8 @@ pub(crate) struct Shared<S> {
     /// Set (under the state's lock) when the object is deleted: handles still held fail.
     deleted: AtomicBool,
     /// Notified when something waiters look for may have happened (a push, a release, an
-    /// append) and when the object goes, if someone waits.
-    changed: Condvar,
-    /// Threads in [`Shared::wait`]: changed under the state's lock, so a notifier that changed
-    /// the state under that lock sees every waiter that could have missed the change.
-    waiters: AtomicUsize,
+    /// append) and when the object goes, if someone waits; used with `state`'s lock.
+    changed: Waiters,
     /// Logs those notifications for waiters outside the core (`wakes.rs`).
     mark: WakeMark,
 }
@@ -56,9 +54,7 @@ impl<S> Shared<S> {
     /// Wakes every waiter ([`Shared::wait`], and those outside the core: `wakes.rs`). Called
     /// after a change made under the state's lock (no system call when nobody waits).
     pub(crate) fn notify_all(&self) {
-        if self.waiters.load(Ordering::Acquire) > 0 {
-            self.changed.notify_all();
-        }
+        self.changed.notify_all();
         self.mark.woken();
     }
 
@@ -69,14 +65,7 @@ impl<S> Shared<S> {
         state: MutexGuard<'a, S>,
         timeout: Duration,
     ) -> MutexGuard<'a, S> {
-        self.waiters.fetch_add(1, Ordering::AcqRel);
-        let state = self
-            .changed
-            .wait_timeout(state, timeout)
-            .unwrap_or_else(PoisonError::into_inner)
-            .0;
-        self.waiters.fetch_sub(1, Ordering::AcqRel);
-        state
+        self.changed.wait_timeout(state, timeout)
     }
 }
 
@@ -168,8 +157,7 @@ impl<S> Objects<'_, S> {
             name: name.to_owned(),
             state: Mutex::new(state),
             deleted: AtomicBool::new(false),
-            changed: Condvar::new(),
-            waiters: AtomicUsize::new(0),
+            changed: Waiters::default(),
             mark: WakeMark::new(db, S::KIND, name),
         });
         self.0.insert(name.to_owned(), shared.clone());

@@ -11,11 +11,12 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::topic::options::ReadLimits;
 use crate::topic::record::Record;
+use crate::waiters::Waiters;
 
 /// Most records kept in the ring (four reads of a subscription).
 const RECENT_RECORDS: usize = 1024;
@@ -37,8 +38,8 @@ pub(crate) type Kept = (Record, usize);
 #[derive(Debug)]
 pub(crate) struct Tail {
     inner: Mutex<Recent>,
-    /// Notified when `next` moves or the tail is closed, if someone waits.
-    grown: Condvar,
+    /// Notified when `next` moves or the tail is closed, if someone waits (with `inner`'s lock).
+    grown: Waiters,
     /// Whether appends should hand their records to the ring (someone reads near the tail).
     wanted: AtomicBool,
     /// `next`, readable without the lock (set under it, after the ring).
@@ -55,7 +56,6 @@ struct Recent {
     bytes: usize,
     /// Records published since the last read near the tail.
     unread: u64,
-    waiters: usize,
     /// The topic was deleted.
     closed: bool,
 }
@@ -86,10 +86,9 @@ impl Tail {
                 recent: VecDeque::new(),
                 bytes: 0,
                 unread: 0,
-                waiters: 0,
                 closed: false,
             }),
-            grown: Condvar::new(),
+            grown: Waiters::default(),
             wanted: AtomicBool::new(false),
             next: AtomicU64::new(next),
         }
@@ -137,9 +136,8 @@ impl Tail {
             self.wanted.store(false, Ordering::Relaxed);
             r.clear_at(next);
         }
-        let wake = grew && r.waiters > 0;
         drop(r);
-        if wake {
+        if grew {
             self.grown.notify_all();
         }
     }
@@ -187,16 +185,11 @@ impl Tail {
                 std::hint::spin_loop();
             }
         }
-        let mut r = self.lock();
+        let r = self.lock();
         if r.next > position || r.closed {
             return;
         }
-        r.waiters += 1;
-        let (mut r, _) = self
-            .grown
-            .wait_timeout(r, timeout)
-            .unwrap_or_else(PoisonError::into_inner);
-        r.waiters -= 1;
+        drop(self.grown.wait_timeout(r, timeout));
     }
 
     /// The topic was deleted: frees the ring and wakes every waiter.
@@ -376,7 +369,7 @@ mod tests {
             let tail = tail.clone();
             std::thread::spawn(move || tail.wait_past(0, Duration::from_secs(60)))
         };
-        while tail.lock().waiters == 0 {
+        while tail.grown.waiting() == 0 {
             std::thread::yield_now();
         }
         commit(&tail, 0, 0, 1);
@@ -386,7 +379,7 @@ mod tests {
             let tail = tail.clone();
             std::thread::spawn(move || tail.wait_past(1, Duration::from_secs(60)))
         };
-        while tail.lock().waiters == 0 {
+        while tail.grown.waiting() == 0 {
             std::thread::yield_now();
         }
         tail.close();

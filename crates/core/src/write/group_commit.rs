@@ -16,7 +16,7 @@
 //! reopen the database to recover. A panic in `apply` poisons it too rather than leaving the
 //! other writers waiting.
 //!
-//! Uses `std::sync::Mutex` and `Condvar`; in WebAssembly (one thread) every caller finds the
+//! Uses `std::sync::Mutex` and a condition variable ([`Waiters`]); in WebAssembly (one thread) every caller finds the
 //! queue empty, leads its own group, and never waits.
 //!
 //! # Deferred syncs
@@ -36,9 +36,10 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::key::MAX_SEQ;
+use crate::waiters::Waiters;
 use crate::write::batch::WriteBatch;
 
 use crate::write::wal::{repeat_error, SyncGate, WalWriter};
@@ -104,8 +105,6 @@ struct State {
     queue: VecDeque<Pending>,
     /// Results for writers whose batches a leader took.
     done: HashMap<u64, Result<u64>, BuildHasherDefault<TicketHasher>>,
-    /// Threads waiting on `wake`: nobody is woken (no system call) when there are none.
-    waiters: usize,
     /// Emptied vectors of earlier groups, reused so that a commit allocates none.
     spare_groups: Vec<Vec<Pending>>,
     spare_members: Vec<Vec<(u64, u64)>>,
@@ -146,7 +145,8 @@ struct SyncTarget {
 /// Serializes commits of many threads into one WAL, grouping them. `Send + Sync` natively.
 pub struct GroupCommit {
     state: Mutex<State>,
-    wake: Condvar,
+    /// Notified when results are in or leadership ends, if someone waits (with `state`'s lock).
+    wake: Waiters,
     /// Locked only by the leader or an exclusive caller (never contended).
     wal: Mutex<WalWriter>,
     visible_seq: AtomicU64,
@@ -174,7 +174,6 @@ impl GroupCommit {
             state: Mutex::new(State {
                 queue: VecDeque::new(),
                 done: HashMap::default(),
-                waiters: 0,
                 spare_groups: Vec::new(),
                 spare_members: Vec::new(),
                 leading: false,
@@ -185,7 +184,7 @@ impl GroupCommit {
                 deferred: false,
                 host_sync: None,
             }),
-            wake: Condvar::new(),
+            wake: Waiters::default(),
             wal: Mutex::new(wal),
             visible_seq: AtomicU64::new(last_seq),
             writers: AtomicUsize::new(0),
@@ -229,7 +228,7 @@ impl GroupCommit {
             if at_head && !st.leading {
                 break;
             }
-            st = self.wait(st);
+            st = self.wake.wait(st);
         }
         // This thread leads a group.
         st.leading = true;
@@ -260,23 +259,7 @@ impl GroupCommit {
             if let Some(r) = st.done.remove(&ticket) {
                 return r;
             }
-            st = self.wait(st);
-        }
-    }
-
-    /// Waits on `wake` (counted in `waiters`), returning the state lock.
-    fn wait<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
-        st.waiters += 1;
-        let mut st = self.wake.wait(st).unwrap_or_else(PoisonError::into_inner);
-        st.waiters -= 1;
-        st
-    }
-
-    /// Wakes every waiter, if there is one (`st` is the state lock, so that none can start
-    /// waiting unseen: a waiter checks its condition under the lock before it waits).
-    fn wake_all(&self, st: &State) {
-        if st.waiters > 0 {
-            self.wake.notify_all();
+            st = self.wake.wait(st);
         }
     }
 
@@ -308,7 +291,7 @@ impl GroupCommit {
             }
             st.done.insert(leader, Err(e));
             st.leading = false;
-            self.wake_all(&st);
+            self.wake.notify_all();
             return st;
         }
         st.next_seq = next;
@@ -334,7 +317,7 @@ impl GroupCommit {
                 st.poisoned
                     .get_or_insert_with(|| repeat_error(&e, "poisoned"));
                 st.done.insert(leader, Err(e));
-                self.wake_all(&st);
+                self.wake.notify_all();
                 return st;
             }
         };
@@ -359,17 +342,17 @@ impl GroupCommit {
             Some(target) if !st.deferred => target,
             _ => {
                 self.publish_ready(&mut st);
-                self.wake_all(&st);
+                self.wake.notify_all();
                 return st;
             }
         };
         // The next group writes while this one waits for the disk; the next sync covers it too.
-        self.wake_all(&st);
+        self.wake.notify_all();
         drop(st);
         let synced = self.sync_to(&target).map(|()| target.gate.durable());
         let mut st = self.lock_state();
         self.synced(&mut st, &target.gate, synced);
-        self.wake_all(&st);
+        self.wake.notify_all();
         st
     }
 
@@ -514,7 +497,7 @@ impl GroupCommit {
                     ));
                 }
             }
-            st = self.wait(st);
+            st = self.wake.wait(st);
         }
         if let Some(e) = &st.poisoned {
             return Err(poisoned_error(e));
@@ -547,7 +530,7 @@ impl GroupCommit {
         };
         let mut st = self.lock_state();
         st.leading = false;
-        self.wake_all(&st);
+        self.wake.notify_all();
         result
     }
 
@@ -575,7 +558,7 @@ impl GroupCommit {
         st = self.lock_state();
         if let Err(e) = checked {
             st.leading = false;
-            self.wake_all(&st);
+            self.wake.notify_all();
             return Err(e);
         }
         let ticket = st.next_ticket;
@@ -676,7 +659,7 @@ impl GroupCommit {
             }
             Ok(None) => {
                 self.synced(&mut st, &target.gate, Ok(durable));
-                self.wake_all(&st);
+                self.wake.notify_all();
                 Ok(None)
             }
             Err(e) => {
@@ -685,7 +668,7 @@ impl GroupCommit {
                     &target.gate,
                     Err(repeat_error(&e, "WAL sync failed")),
                 );
-                self.wake_all(&st);
+                self.wake.notify_all();
                 Err(e)
             }
         }
@@ -711,7 +694,7 @@ impl GroupCommit {
         };
         let mut st = self.lock_state();
         self.synced(&mut st, &gate, outcome);
-        self.wake_all(&st);
+        self.wake.notify_all();
         finished
     }
 

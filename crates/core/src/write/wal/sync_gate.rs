@@ -16,9 +16,10 @@
 //! durable elsewhere (flushed to a table) is no longer followed ([`SyncGate::retire_before`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::storage::FileHandle;
+use crate::waiters::Waiters;
 use crate::write::wal::repeat::repeat_error;
 use crate::{Error, Result};
 
@@ -30,7 +31,8 @@ pub struct SyncGate {
     /// Bytes handed to the storage (the writer's flushed offset).
     written: AtomicU64,
     state: Mutex<GateState>,
-    done: Condvar,
+    /// Notified when a sync ends, if someone waits (with `state`'s lock).
+    done: Waiters,
     /// Syncs performed (not shared waits).
     syncs: AtomicU64,
     /// The previous log (its number and gate), while it may hold bytes not yet durable that
@@ -43,8 +45,6 @@ struct GateState {
     /// Bytes known durable: a sync that started after they were written returned `Ok`.
     durable: u64,
     syncing: bool,
-    /// Threads waiting on `done` for a sync under way to end.
-    waiters: usize,
     /// The first failed sync: the file can never be trusted to be durable again.
     failed: Option<Error>,
 }
@@ -59,7 +59,7 @@ impl SyncGate {
                 durable,
                 ..GateState::default()
             }),
-            done: Condvar::new(),
+            done: Waiters::default(),
             syncs: AtomicU64::new(0),
             follows: Mutex::new(None),
         }
@@ -191,9 +191,7 @@ impl SyncGate {
                     self.file.name()
                 )));
             }
-            st.waiters += 1;
-            st = self.done.wait(st).unwrap_or_else(PoisonError::into_inner);
-            st.waiters -= 1;
+            st = self.done.wait(st);
         }
         st.syncing = true;
         Ok(Some(self.written().max(end)))
@@ -212,12 +210,9 @@ impl SyncGate {
             }
             Err(e) => st.failed = Some(repeat_error(e, "WAL sync failed")),
         }
-        // No system call when nobody waits (the one synced writer's case).
-        let wake = st.waiters > 0;
         drop(st);
-        if wake {
-            self.done.notify_all();
-        }
+        // No system call when nobody waits (the one synced writer's case).
+        self.done.notify_all();
         result
     }
 
@@ -333,7 +328,7 @@ mod tests {
             let gate = Arc::clone(&gate);
             std::thread::spawn(move || gate.sync_reporting(3).unwrap())
         };
-        while gate.lock().waiters == 0 {
+        while gate.done.waiting() == 0 {
             std::thread::yield_now();
         }
         gate.finish(covers, f.sync()).unwrap();
