@@ -137,7 +137,7 @@ impl Default for Options {
             level_size_ratio: 10,
             target_file_size: 64 << 20,
             background_thread: true,
-            maintenance_priority: MaintenancePriority::Low,
+            maintenance_priority: MaintenancePriority::default(),
             max_key_size: 64 << 10,
             max_value_size: 256 << 20,
             wal_preallocation: 1 << 20,
