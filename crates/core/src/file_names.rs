@@ -5,6 +5,8 @@
 //! numbers come from one counter ([`crate::version::VersionSet::new_file_number`]) and may grow
 //! past six digits.
 
+use crate::sorting::sort;
+
 /// The file naming the live manifest.
 pub const CURRENT: &str = "CURRENT";
 
@@ -85,7 +87,7 @@ pub fn wal_numbers(names: &[String]) -> Vec<u64> {
             _ => None,
         })
         .collect();
-    out.sort_unstable();
+    sort(&mut out);
     out
 }
 

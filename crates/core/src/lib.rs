@@ -128,6 +128,8 @@ pub mod write;
 
 // What the named logs (queues, topics) share, built on the database.
 mod named;
+// Sorting with one instantiation of the sort in the WebAssembly module.
+mod sorting;
 // A condition variable that skips the wake-up when nobody sleeps.
 mod waiters;
 

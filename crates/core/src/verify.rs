@@ -29,6 +29,7 @@ use std::fmt;
 use crate::db::recovery::{recover_logs, LogRules};
 use crate::file_names::{manifest_file_name, parse_file_name, table_file_name, FileKind, CURRENT};
 use crate::key::compare_internal;
+use crate::sorting::{sort, sort_by_key};
 use crate::sstable::{TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
 use crate::version::manifest;
@@ -187,7 +188,7 @@ pub fn verify_storage_with(
     progress: &mut dyn FnMut(VerifyProgress),
 ) -> Result<VerifyReport> {
     let mut names = storage.list()?;
-    names.sort();
+    sort(&mut names);
     if !names.iter().any(|n| n == CURRENT) {
         return Err(Error::NotFound {
             file: CURRENT.to_owned(),
@@ -229,7 +230,7 @@ pub fn verify_storage_with(
         .filter_map(|n| crate::write::wal::parse_wal_file_name(n))
         .filter(|&n| n >= log_number)
         .collect();
-    wals.sort_unstable();
+    sort(&mut wals);
     // The sizes to check, for `progress` (0 for a file that is missing or cannot be opened:
     // the check itself reports that).
     let size_of = |name: &str| -> u64 {
@@ -367,7 +368,7 @@ fn live_state(storage: &dyn Storage, report: &mut VerifyReport) -> Result<Option
             });
         }
     }
-    tables.sort_by_key(|t| t.number);
+    sort_by_key(&mut tables, |t| t.number);
     Ok(Some(LiveState {
         tables,
         log_number: recovered.versions.log_number(),

@@ -34,6 +34,7 @@ use crate::compaction::output::OutputTable;
 use crate::compaction::picker::{CompactionOptions, CompactionPlan};
 use crate::iter::{BoxedInternalIterator, InternalIterator, MergingIterator};
 use crate::key::{RangeTombstone, ValueKind};
+use crate::sorting::sort;
 use crate::sstable::TableReader;
 use crate::storage::Storage;
 use crate::version::edit::VersionEdit;
@@ -121,7 +122,7 @@ impl CompactionJob {
                 tables.len()
             )));
         }
-        snapshots.sort_unstable();
+        sort(&mut snapshots);
         snapshots.dedup();
         let trivial = plan.is_trivial_move();
         let mut children: Vec<BoxedInternalIterator<'static>> = Vec::new();

@@ -6,6 +6,7 @@
 
 use std::any::Any;
 
+use crate::sorting::sort_by_key;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
@@ -51,9 +52,9 @@ pub(crate) fn commit_layers(
     commit: &mut CommitFn<'_>,
 ) -> Result<Vec<u64>> {
     let mut ordered: Vec<&dyn DeferredWrites> = layers.iter().map(|l| &**l).collect();
-    ordered.sort_by_key(|l| l.rank());
+    sort_by_key(&mut ordered, |l| l.rank());
     let mut ids = nest(&ordered, batch, commit)?;
-    ids.sort_unstable_by_key(|&(index, _)| index);
+    sort_by_key(&mut ids, |&(index, _)| index);
     Ok(ids.into_iter().map(|(_, id)| id).collect())
 }
 

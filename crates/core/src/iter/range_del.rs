@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use super::internal::InternalIterator;
 
 use crate::key::ValueKind;
+use crate::sorting::sort_by;
 use crate::Result;
 
 pub use crate::key::RangeTombstone;
@@ -54,7 +55,7 @@ impl RangeTombstoneSet {
             events.push((&t.start, true, t.seq));
             events.push((&t.end, false, t.seq));
         }
-        events.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        sort_by(&mut events, |a, b| a.0.cmp(b.0));
 
         let mut fragments: Vec<Fragment> = Vec::new();
         // Active tombstones: seq -> how many active tombstones carry it.

@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use super::internal::InternalIterator;
 
 use crate::key::{compare_internal, Entry, ValueKind};
+use crate::sorting::sort_by;
 use crate::Result;
 
 /// A cursor over owned entries in internal order. Never fails.
@@ -20,7 +21,9 @@ impl VecIterator {
     /// A cursor over `entries`, which are sorted here into internal order (a stable sort, so
     /// exact duplicates keep their given order). Invalid until positioned.
     pub fn new(mut entries: Vec<Entry>) -> VecIterator {
-        entries.sort_by(|a, b| compare_internal(&a.key, a.seq, &b.key, b.seq));
+        sort_by(&mut entries, |a, b| {
+            compare_internal(&a.key, a.seq, &b.key, b.seq)
+        });
         let pos = entries.len();
         VecIterator { entries, pos }
     }

@@ -8,6 +8,7 @@ use crate::compaction::{CompactionJob, CompactionOptions, CompactionPlan, StepOu
 use crate::file_names::table_file_name;
 use crate::jobs::spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
 use crate::key::{compare_internal, ValueKind};
+use crate::sorting::sort_by;
 use crate::sstable::{TableOptions, TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
 use crate::write::batch::{BatchOp, WriteBatch};
@@ -103,7 +104,7 @@ fn flush(
     if entries.is_empty() {
         return Ok(None);
     }
-    entries.sort_unstable_by(|a, b| compare_internal(a.0, a.1, b.0, b.1));
+    sort_by(&mut entries, |a, b| compare_internal(a.0, a.1, b.0, b.1));
     let mut out = OutputTable::create(storage, next_number()?, table)?;
     for (key, seq, kind, value) in entries {
         out.add(key, seq, kind, value)?;

@@ -10,6 +10,7 @@ use crate::db::deferred::CommitFn;
 use crate::named::handle::Handle;
 use crate::named::registry::deleted;
 use crate::named::state::{NamedState, Part};
+use crate::sorting::sort_by;
 use crate::write::batch::WriteBatch;
 use crate::Result;
 
@@ -80,7 +81,7 @@ fn lock_by_name<'a, H, T>(
         }
     }
     let mut order: Vec<usize> = (0..unique.len()).collect();
-    order.sort_by(|&a, &b| name(unique[a]).cmp(name(unique[b])));
+    sort_by(&mut order, |&a, &b| name(unique[a]).cmp(name(unique[b])));
     let mut slots: Vec<Option<MutexGuard<'a, T>>> = unique.iter().map(|_| None).collect();
     for i in order {
         slots[i] = Some(lock(unique[i]));

@@ -11,6 +11,7 @@ use super::format::{
 use super::properties::Properties;
 use crate::key::{compare_internal, RangeTombstone, ValueKind};
 use crate::recordio::{Compression, Writer, WriterOptions};
+use crate::sorting::sort_by;
 use crate::storage::FileHandle;
 use crate::{Error, Result};
 
@@ -363,7 +364,7 @@ impl TableBuilder {
     /// data block format; records it in the properties and moves the table to version 2.
     fn write_range_del_record(&mut self) -> Result<()> {
         let mut rts = std::mem::take(&mut self.range_tombstones);
-        rts.sort_by(|a, b| {
+        sort_by(&mut rts, |a, b| {
             compare_internal(&a.start, a.seq, &b.start, b.seq).then_with(|| a.end.cmp(&b.end))
         });
         let mut block = BlockBuilder::new(16, 4096);

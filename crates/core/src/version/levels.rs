@@ -18,6 +18,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use crate::sorting::sort_by;
 use crate::version::edit::VersionEdit;
 use crate::version::file_meta::{FileMeta, NUM_LEVELS};
 
@@ -143,10 +144,12 @@ impl Version {
         }
         for (i, files) in levels.iter_mut().enumerate() {
             if i == 0 {
-                files.sort_by(|a, b| b.max_seq.cmp(&a.max_seq).then(b.number.cmp(&a.number)));
+                sort_by(files, |a, b| {
+                    b.max_seq.cmp(&a.max_seq).then(b.number.cmp(&a.number))
+                });
                 continue;
             }
-            files.sort_by(|a, b| a.smallest.cmp_internal(&b.smallest));
+            sort_by(files, |a, b| a.smallest.cmp_internal(&b.smallest));
             for pair in files.windows(2) {
                 if let [a, b] = pair {
                     if a.largest.cmp_internal(&b.smallest) != Ordering::Less {

@@ -13,6 +13,7 @@
 //!
 //! Decoding is total: anything malformed is [`Error::Corruption`] (file `"change"`).
 
+use crate::sorting::sort;
 use crate::varint::{get_uvarint, put_uvarint_vec};
 use crate::write::batch::{BatchOp, WriteBatch};
 use crate::{Error, Result};
@@ -251,7 +252,7 @@ impl Change {
                 BatchOp::Annotation { .. } => {}
             }
         }
-        ids.sort_unstable();
+        sort(&mut ids);
         ids.into_iter()
             .map(|id| names.get(&id).map(|n| (id, n.clone())))
             .collect()
