@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly module and its JavaScript glue into packages/js/wasm/:
-#   cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt (npm's binaryen).
+#   cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt (npm's binaryen),
+# and from that module the key-value module shaledb_kv_bg.wasm (scripts/lean-wasm.mjs).
 # Skips all of it when the output is newer than every input and was made by the same tools.
 # Expects scripts/setup.sh to have run.
 set -euo pipefail
@@ -8,6 +9,7 @@ source "$(dirname "$0")/lib.sh"
 
 out=packages/js/wasm
 wasm="$out/shaledb_wasm_bg.wasm"
+kv_wasm="$out/shaledb_kv_bg.wasm"
 stamp="$out/.build-stamp"
 wasm_opt=node_modules/.bin/wasm-opt
 opt_flags=(-O3 --strip-debug --strip-producers)
@@ -15,10 +17,12 @@ opt_flags=(-O3 --strip-debug --strip-producers)
 [ -x "$wasm_opt" ] || die "$wasm_opt missing: run scripts/setup.sh first"
 tools="wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'); wasm-opt $("$wasm_opt" --version | awk '{print $3}') ${opt_flags[*]}"
 
-inputs=(Cargo.toml Cargo.lock rust-toolchain.toml crates/core crates/wasm scripts/build-wasm.sh)
-if [ -f "$wasm" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$tools" ] &&
+inputs=(Cargo.toml Cargo.lock rust-toolchain.toml crates/core crates/wasm scripts/build-wasm.sh
+  scripts/lean-wasm.mjs scripts/lean-module-exports.json)
+if [ -f "$wasm" ] && [ -f "$kv_wasm" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$tools" ] &&
   [ -z "$(find "${inputs[@]}" -newer "$stamp" -not -path '*/target/*' -print -quit)" ]; then
-  echo "packages/js/wasm is up to date ($(wc -c <"$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped)"
+  echo "packages/js/wasm is up to date ($(wc -c <"$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped;" \
+    "key-value module $(wc -c <"$kv_wasm") bytes, $(gzip -9c "$kv_wasm" | wc -c) gzipped)"
   exit 0
 fi
 
@@ -67,5 +71,6 @@ raw=$(wc -c <"$wasm")
 # wasm-opt reads the enabled features (bulk memory, reference types, ...) from the module.
 "$wasm_opt" "${opt_flags[@]}" "$wasm" -o "$wasm.opt"
 mv "$wasm.opt" "$wasm"
-echo "$tools" >"$stamp"
 echo "shaledb_wasm_bg.wasm: $raw bytes from wasm-bindgen, $(wc -c <"$wasm") after wasm-opt, $(gzip -9c "$wasm" | wc -c) gzipped"
+node scripts/lean-wasm.mjs "$wasm" "$kv_wasm"
+echo "$tools" >"$stamp"

@@ -47,7 +47,8 @@ tarball="$(cd packages/js && npm pack --silent --pack-destination "$tmp" | tail 
 listing="$(tar -tzf "$tmp/$tarball")"
 echo "$tarball: $(wc -c <"$tmp/$tarball") bytes, $(wc -l <<<"$listing") files"
 for f in package/package.json package/dist/node.js package/dist/node.d.ts package/dist/browser.js \
-  package/dist/bin/shaledb.js package/wasm/shaledb_wasm.js package/wasm/shaledb_wasm_bg.wasm; do
+  package/dist/bin/shaledb.js package/wasm/shaledb_wasm.js package/wasm/shaledb_wasm_bg.wasm \
+  package/wasm/shaledb_kv_bg.wasm; do
   grep -qx "$f" <<<"$listing" || die "the tarball lacks $f"
 done
 

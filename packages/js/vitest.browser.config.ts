@@ -5,7 +5,8 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The files run in Firefox too: those whose outcome depends on the browser — its OPFS, workers,
- * locks, tabs, storage quota, downloads, secure contexts, restarts and the installed app. The
+ * locks, tabs, storage quota, downloads, secure contexts, restarts, the installed app and the
+ * module a worker fetches (kv-module). The
  * others (bad input, the change feed, queues, topics, keyspace encodings, the Level adapter,
  * merged writes) run the same JavaScript and WebAssembly over the same storage calls, and run
  * in Chromium only: in Firefox they repeated what these cover and took two minutes.
@@ -17,6 +18,7 @@ const FIREFOX_FILES = [
   "example-app",
   "export-import",
   "import-safety",
+  "kv-module",
   "own-worker",
   "persistence",
   "secure-context",

@@ -12,7 +12,11 @@ const run = (command, args, cwd) => {
   execFileSync(command, args, { stdio: "inherit", cwd: cwd === undefined ? undefined : cwd });
 };
 
-if (!existsSync(here("wasm/shaledb_wasm_bg.wasm")) || !existsSync(here("wasm/shaledb_wasm.js"))) {
+if (
+  !existsSync(here("wasm/shaledb_wasm_bg.wasm")) ||
+  !existsSync(here("wasm/shaledb_kv_bg.wasm")) ||
+  !existsSync(here("wasm/shaledb_wasm.js"))
+) {
   run("bash", ["scripts/build-wasm.sh"], new URL("../../..", import.meta.url));
 }
 const outputs = ["dist/node.js", "dist/browser.js", "dist/browser/worker.js", "dist/node-inline.js", "dist/wasm-inline.js"];

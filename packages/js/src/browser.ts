@@ -26,6 +26,7 @@ export type * from "./types.js";
 export type { BrowserDatabase } from "./browser/page/browser-database.js";
 export type { BrowserStats } from "./browser/messages.js";
 export type { BrowserOpenOptions } from "./browser/open-options.js";
+export type { EngineModule } from "./browser/wasm-urls.js";
 export { openInWorker } from "./browser/own-worker/open-in-worker.js";
 export type { WorkerDatabase } from "./browser/own-worker/worker-database.js";
 
@@ -56,8 +57,8 @@ export async function open(
   options?: BrowserOpenOptions<KeyEncoding, ValueEncoding>,
 ): Promise<BrowserDatabase<unknown, unknown>> {
   checkDatabaseName(name);
-  const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
-  const connection = await Connection.open({ type: "open", name, exclusive, options: engine });
+  const { checked, exclusive, persist, module, engine } = checkBrowserOpen(options);
+  const connection = await Connection.open({ type: "open", name, exclusive, module, options: engine });
   requestPersistence(connection.created, persist);
   const db = new BrowserDatabaseImpl(connection, checked.keys, checked.values);
   await BrowserDatabaseImpl.checkEncodings(db);

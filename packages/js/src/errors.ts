@@ -43,6 +43,9 @@
  *   opened with other encodings than those recorded for it in the database (the message names
  *   the keyspace, the recorded and the requested ones); its data is untouched. Open it with
  *   those, or with `"binary"` to read the stored bytes.
+ * - `NOT_IN_MODULE` (JavaScript only): a queue, topic, change-feed, verify or RecordIO call on
+ *   the key-value module (`module: "kv"` in browsers, or `init()` given `shaledb_kv_bg.wasm`),
+ *   which leaves those out to be smaller. Nothing was done.
  */
 export type ShaleErrorCode =
   | "IO"
@@ -69,7 +72,8 @@ export type ShaleErrorCode =
   | "READ_ONLY"
   | "BUSY"
   | "DECODE"
-  | "ENCODING_MISMATCH";
+  | "ENCODING_MISMATCH"
+  | "NOT_IN_MODULE";
 
 /** Every error thrown by `shaledb`. Test `code`, not the message: codes are stable. */
 export class ShaleError extends Error {

@@ -16,6 +16,7 @@
 import type { OpenOptions, Stats } from "../types.js";
 import type { KeyspaceDeclaration, RequestMessage, Reply, WireError } from "../transport/requests.js";
 import type { ImportDebug } from "./import-debug.js";
+import type { EngineModule } from "./wasm-urls.js";
 
 /** Stats in browsers: the engine's, plus whether the origin's storage is persistent. */
 export interface BrowserStats extends Stats {
@@ -35,6 +36,8 @@ export interface OpenRequest {
   options: Omit<OpenOptions, "keyEncoding" | "valueEncoding">;
   /** Refuse to share: `LOCKED` if another tab has the database, and serve no other tab. */
   exclusive: boolean;
+  /** The WebAssembly module the owner loads (`BrowserOpenOptions.module`). */
+  module: EngineModule;
   /**
    * The database's OPFS directory, looked up by the page while the worker starts (a head start
    * for the open); absent where the page could not (then the worker looks it up itself).

@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { option } from "../arguments/checks.js";
+import { describe, option } from "../arguments/checks.js";
 import { checkOpenOptions, type CheckedOpenOptions } from "../arguments/open-options.js";
 import { invalidArgument } from "../errors.js";
 import type { KeyEncoding, OpenOptions, ValueEncoding } from "../types.js";
 import type { OpenRequest } from "./messages.js";
+import type { EngineModule } from "./wasm-urls.js";
 
 /** Options of `open` and `openInWorker` in browsers: those of Node, plus sharing and persistence. */
 export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends ValueEncoding = "utf8">
@@ -25,6 +26,14 @@ export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends 
    * `stats()` reports whether it was granted.
    */
   persist?: boolean;
+  /**
+   * Which WebAssembly module the database's worker loads: `"full"` (the default), the whole
+   * engine, or `"kv"`, the key-value engine alone — keyspaces, batches, iterators, snapshots,
+   * transactions, export — a quarter smaller to download, without queues, topics and the change
+   * feed (using them is `NOT_IN_MODULE`). Where a database is shared between tabs, the tab whose
+   * worker owns it decides.
+   */
+  module?: EngineModule;
 }
 
 /** Browser open options, checked and with their defaults. */
@@ -32,6 +41,7 @@ export interface CheckedBrowserOpen {
   checked: CheckedOpenOptions;
   exclusive: boolean;
   persist: boolean;
+  module: EngineModule;
   /** The options the engine's owner opens with (encodings stay with the caller). */
   engine: OpenRequest["options"];
 }
@@ -41,6 +51,7 @@ export function checkBrowserOpen(options: unknown): CheckedBrowserOpen {
   const checked = checkOpenOptions(options as OpenOptions<KeyEncoding, ValueEncoding> | undefined, [
     "exclusive",
     "persist",
+    "module",
   ]);
   if (checked.readOnly) {
     // OPFS gives one sync access handle per file to one worker: a second engine cannot read
@@ -55,6 +66,7 @@ export function checkBrowserOpen(options: unknown): CheckedBrowserOpen {
     checked,
     exclusive: option(o, "exclusive", "boolean", false),
     persist: option(o, "persist", "boolean", true),
+    module: engineModule(o.module),
     engine: {
       createIfMissing: checked.createIfMissing,
       errorIfExists: checked.errorIfExists,
@@ -67,6 +79,14 @@ export function checkBrowserOpen(options: unknown): CheckedBrowserOpen {
       ...(checked.changes.retain ? { changes: retentionOf(checked) } : {}),
     },
   };
+}
+
+/** The checked `module` option (`INVALID_ARGUMENT` unless absent, `"full"` or `"kv"`). */
+function engineModule(module: unknown): EngineModule {
+  if (module === undefined || module === "full" || module === "kv") {
+    return module ?? "full";
+  }
+  throw invalidArgument(`options.module must be "full" or "kv", got ${describe(module)}`);
 }
 
 /** The `changes` open option again, from its checked form. */

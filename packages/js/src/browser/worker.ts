@@ -11,6 +11,7 @@ import { loadWasm } from "../engine/load-async.js";
 import { runImport } from "./worker/import.js";
 import { acquireLock } from "./locks.js";
 import { Owner } from "./worker/owner.js";
+import { moduleUrl } from "./wasm-urls.js";
 import { lockNames, type FromWorker, type OpenRequest, type ToWorker } from "./messages.js";
 import type { KeyspaceDeclaration, RequestMessage } from "../transport/requests.js";
 import { toWire } from "../transport/wire-error.js";
@@ -22,7 +23,6 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-const WASM_URL = new URL("../../wasm/shaledb_wasm_bg.wasm", import.meta.url);
 
 let owner: Owner | undefined;
 /** While another tab owns the database: aborts this worker's wait for its lock. */
@@ -46,10 +46,11 @@ async function own(
   release: () => void,
 ): Promise<{ owner: Owner; created: boolean }> {
   // The module compiles while the OPFS files open.
-  const wasmReady = loadWasm(WASM_URL).catch((error: unknown) => {
+  const url = moduleUrl(request.module);
+  const wasmReady = loadWasm(url).catch((error: unknown) => {
     throw new ShaleError(
       "IO",
-      `shaledb: cannot load the WebAssembly module (${String(WASM_URL)}): ${String(error)}`,
+      `shaledb: cannot load the WebAssembly module (${String(url)}): ${String(error)}`,
       { cause: error },
     );
   });
@@ -134,7 +135,7 @@ scope.onmessage = (event) => {
       void open(message);
       break;
     case "import":
-      void runImport(message, WASM_URL, () => post({ type: "importHalted" })).then(
+      void runImport(message, moduleUrl("full"), () => post({ type: "importHalted" })).then(
         () => post({ type: "imported" }),
         (error: unknown) => post({ type: "failed", error: toWire(error) }),
       );

@@ -18,12 +18,14 @@ import { decodeChanges } from "../encoding/changes.js";
 import type { Change, ApplyChangeResult } from "../types.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
+import { requirePart } from "./module-parts.js";
 
 /**
  * Up to `limit` changes from `since` on (about `maxBytes` at most, at least one), packed
  * (`../encoding/changes.ts`); empty when none is newer yet.
  */
 export function readChanges(db: DatabaseHandle, since: number, limit: number, maxBytes: number): Uint8Array {
+  requirePart("changes");
   return db.call(() => wasm.dbChangesRead(db.id, since, limit, maxBytes));
 }
 
@@ -63,6 +65,7 @@ export function sequence(db: DatabaseHandle): number {
 export function ackChanges(db: DatabaseHandle, cursor: unknown, seq: unknown): void {
   const name = cursorName(cursor);
   const checked = seqArgument(seq, "the sequence number");
+  requirePart("changes");
   db.write(() => wasm.dbAckChanges(db.id, name, checked));
   db.afterWrite();
 }
@@ -70,6 +73,7 @@ export function ackChanges(db: DatabaseHandle, cursor: unknown, seq: unknown): v
 /** Where change cursor `cursor` stands. */
 export function changeCursor(db: DatabaseHandle, cursor: unknown): number | undefined {
   const name = cursorName(cursor);
+  requirePart("changes");
   const seq = db.call(() => wasm.dbChangeCursor(db.id, name));
   return seq < 0 ? undefined : seq;
 }
@@ -77,6 +81,7 @@ export function changeCursor(db: DatabaseHandle, cursor: unknown): number | unde
 /** Removes change cursor `cursor`. */
 export function removeChangeCursor(db: DatabaseHandle, cursor: unknown): boolean {
   const name = cursorName(cursor);
+  requirePart("changes");
   const removed = db.write(() => wasm.dbRemoveChangeCursor(db.id, name));
   db.afterWrite();
   return removed;
@@ -90,6 +95,7 @@ export function applyChanges(db: DatabaseHandle, change: unknown, options: unkno
 
 /** Applies the change encoded in `bytes` to follower `db` (`expected` -1: any). */
 export function applyChangeBytes(db: DatabaseHandle, bytes: Uint8Array, expected: number): ApplyChangeResult {
+  requirePart("changes");
   const [applied, lastSeq] = db.write(() => wasm.dbApplyChange(db.id, bytes, expected));
   db.afterWrite();
   return { applied: applied === 1, lastSeq: lastSeq ?? 0 };

@@ -10,6 +10,7 @@
  */
 import * as wasm from "../../wasm/shaledb_wasm.js";
 import { ShaleError, type ShaleErrorCode } from "../errors.js";
+import { noteModuleExports } from "./module-parts.js";
 
 type State = "uninitialized" | "ready" | "panicked";
 
@@ -26,8 +27,12 @@ export { wasm };
 /** Whether the next instance continues the generation of one let go while idle. */
 let resumeGeneration = false;
 
-/** Records that a fresh instance is ready (called by the entry points after instantiating). */
-export function markReady(): void {
+/**
+ * Records that a fresh instance, with `exports`, is ready (called by the entry points after
+ * instantiating).
+ */
+export function markReady(exports: object): void {
+  noteModuleExports(exports);
   state = "ready";
   if (!resumeGeneration) {
     generation += 1;

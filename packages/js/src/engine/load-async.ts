@@ -20,7 +20,7 @@ export function loadWasm(url: string | URL): Promise<void> {
   loading ??= initWasm({ module_or_path: url }).then(
     (instance) => {
       setMemory(instance.memory);
-      markReady();
+      markReady(instance);
       loading = undefined;
     },
     (error: unknown) => {

@@ -39,6 +39,7 @@ import type {
   SyncQueue,
   TakeOptions,
 } from "../types.js";
+import { requirePart } from "./module-parts.js";
 
 
 /**
@@ -51,6 +52,7 @@ export function openQueue(
   settings: WireQueueOptions | undefined,
   codec: Codec<unknown>,
 ): SyncQueueImpl {
+  requirePart("queues");
   const number = db.write(() =>
     settings === undefined
       ? wasm.dbQueue(db.id, name, true, -1, -1, false, -1, undefined, 0, -1)

@@ -52,6 +52,7 @@ import type {
   ValueOf,
   WriteOptions,
 } from "../types.js";
+import { requirePart } from "./module-parts.js";
 
 /** Where databases live: a directory of files behind a storage bridge. */
 export interface Environment {
@@ -210,11 +211,13 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   }
 
   queues(): string[] {
+    requirePart("queues");
     return this.db.call(() => wasm.dbQueues(this.db.id));
   }
 
   deleteQueue(name: string): boolean {
     const checked = queueName(name);
+    requirePart("queues");
     const deleted = this.db.write(() => wasm.dbDeleteQueue(this.db.id, checked));
     this.db.afterWrite(); // waiting reads of it wake up, and fail
     return deleted;
@@ -228,11 +231,13 @@ export class SyncDatabaseImpl extends StoreImpl implements SyncDatabase<unknown,
   }
 
   topics(): string[] {
+    requirePart("topics");
     return this.db.call(() => wasm.dbTopics(this.db.id));
   }
 
   deleteTopic(name: string): boolean {
     const checked = topicName(name);
+    requirePart("topics");
     const deleted = this.db.write(() => wasm.dbDeleteTopic(this.db.id, checked));
     this.db.afterWrite(); // waiting subscriptions of it wake up, and end
     return deleted;

@@ -29,6 +29,7 @@ import type { DatabaseHandle } from "./database-handle.js";
 import { wasm } from "./instance.js";
 import type { AppendOptions, SubscribeOptions, SyncTopic, TopicReadOptions, TopicRecord, TopicStats } from "../types.js";
 import type { WriteOptions } from "../types.js";
+import { requirePart } from "./module-parts.js";
 
 /**
  * Opens topic `name` of `db` on the engine: with `settings` replacing its stored configuration,
@@ -41,6 +42,7 @@ export function openTopic(
   keys: Codec<unknown>,
   values: Codec<unknown>,
 ): SyncTopicImpl {
+  requirePart("topics");
   const number = db.write(() =>
     settings === undefined
       ? wasm.dbTopic(db.id, name, true, -1, -1, -1, false)

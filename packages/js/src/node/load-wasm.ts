@@ -57,7 +57,7 @@ function loadSync(): void {
   }
   const instance = initSync({ module });
   setMemory(instance.memory);
-  markReady();
+  markReady(instance);
 }
 
 /** Lets the engine load the module by itself on first use. Idempotent and cheap. */

@@ -22,6 +22,7 @@ import { dirname, join, resolve } from "node:path";
 import { archiveDatabaseFiles } from "../archive/database-archive.js";
 import { option, optionsObject, pathArgument } from "../arguments/checks.js";
 import { call, ensureLoadedSync, wasm } from "../engine/instance.js";
+import { requirePart } from "../engine/module-parts.js";
 import { openDatabaseSync } from "../engine/sync-database.js";
 import { ShaleError, invalidArgument } from "../errors.js";
 import { nodeEnvironment } from "./environment.js";
@@ -113,6 +114,7 @@ export async function importDirectory(
     }
     const storage = new NodeFsStorage(aside, { create: false });
     try {
+      requirePart("verify");
       const report = call(() => wasm.verifyStorage(storage, true)) as { problems: { code: string; message: string }[] };
       const first = report.problems[0];
       if (first !== undefined) {

@@ -11,6 +11,7 @@ import { loadWasm } from "../../engine/load-async.js";
 import type { JsonEncoded, KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "../../types.js";
 import { acquireLockSoon } from "../locks.js";
 import { lockNames, type OpenRequest } from "../messages.js";
+import { moduleUrl } from "../wasm-urls.js";
 import { checkBrowserOpen, requestPersistence, type BrowserOpenOptions } from "../open-options.js";
 import { checkDatabaseName } from "../opfs/directories.js";
 import { requireStorageApis } from "../support.js";
@@ -18,7 +19,6 @@ import { Owner } from "../worker/owner.js";
 import { SYNC_SLOTS } from "../worker/slot-reserve.js";
 import { WorkerDatabaseImpl, type WorkerDatabase } from "./worker-database.js";
 
-const WASM_URL = new URL("../../../wasm/shaledb_wasm_bg.wasm", import.meta.url);
 
 /**
  * Opens (creating it unless `createIfMissing: false`) database `name` of this origin with the
@@ -50,7 +50,7 @@ export async function openInWorker(
   options?: BrowserOpenOptions<KeyEncoding, ValueEncoding>,
 ): Promise<WorkerDatabase<unknown, unknown>> {
   checkDatabaseName(name);
-  const { checked, exclusive, persist, engine } = checkBrowserOpen(options);
+  const { checked, exclusive, persist, module, engine } = checkBrowserOpen(options);
   requireDedicatedWorker();
   requireStorageApis();
   const release = await acquireLockSoon(lockNames.database(name));
@@ -61,12 +61,13 @@ export async function openInWorker(
         "close it there first (open() in a page shares it instead)",
     );
   }
-  const wasmReady = loadWasm(WASM_URL).catch((error: unknown) => {
-    throw new ShaleError("IO", `shaledb: cannot load the WebAssembly module (${String(WASM_URL)}): ${String(error)}`, {
+  const url = moduleUrl(module);
+  const wasmReady = loadWasm(url).catch((error: unknown) => {
+    throw new ShaleError("IO", `shaledb: cannot load the WebAssembly module (${String(url)}): ${String(error)}`, {
       cause: error,
     });
   });
-  const request: OpenRequest = { type: "open", name, client: crypto.randomUUID(), exclusive, options: engine };
+  const request: OpenRequest = { type: "open", name, client: crypto.randomUUID(), exclusive, module, options: engine };
   // Owner.open lets go of the lock if it fails.
   const { owner, created } = await Owner.open(request, release, false, wasmReady, SYNC_SLOTS);
   requestPersistence(created, persist);

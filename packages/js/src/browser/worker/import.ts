@@ -12,6 +12,7 @@
  * @module
  */
 import { call, wasm } from "../../engine/instance.js";
+import { requirePart } from "../../engine/module-parts.js";
 import { ShaleError } from "../../errors.js";
 import { loadWasm } from "../../engine/load-async.js";
 import { openDatabaseSync } from "../../engine/sync-database.js";
@@ -58,6 +59,7 @@ interface VerifyReport {
  * as a typed error naming the file and offset (`CORRUPTION`, `VERSION_UNSUPPORTED`, ...).
  */
 function verify(pool: OpfsPool): void {
+  requirePart("verify");
   const report = call(() => wasm.verifyStorage(pool, true)) as VerifyReport;
   const [first, ...more] = report.problems;
   if (first !== undefined) {
