@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly module and its JavaScript glue into packages/js/wasm/:
 #   cargo (wasm32, release) -> wasm-bindgen --target web -> wasm-opt (npm's binaryen),
-# and from that module the key-value module shaledb_kv_bg.wasm (scripts/lean-wasm.mjs).
+# and the same without the bindings' `full` feature (queues, topics, the change feed, verify):
+# the key-value module shaledb_kv_bg.wasm, driven by the same glue (its imports and exports are a
+# subset of the whole module's: packages/js/test/lean-module.test.ts checks it).
 # Skips all of it when the output is newer than every input and was made by the same tools.
 # Expects scripts/setup.sh to have run.
 set -euo pipefail
@@ -17,8 +19,7 @@ opt_flags=(-O3 --strip-debug --strip-producers)
 [ -x "$wasm_opt" ] || die "$wasm_opt missing: run scripts/setup.sh first"
 tools="wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'); wasm-opt $("$wasm_opt" --version | awk '{print $3}') ${opt_flags[*]}"
 
-inputs=(Cargo.toml Cargo.lock rust-toolchain.toml crates/core crates/wasm scripts/build-wasm.sh
-  scripts/lean-wasm.mjs scripts/lean-module-exports.json)
+inputs=(Cargo.toml Cargo.lock rust-toolchain.toml crates/core crates/wasm scripts/build-wasm.sh)
 if [ -f "$wasm" ] && [ -f "$kv_wasm" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$tools" ] &&
   [ -z "$(find "${inputs[@]}" -newer "$stamp" -not -path '*/target/*' -print -quit)" ]; then
   echo "packages/js/wasm is up to date ($(wc -c <"$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped;" \
@@ -72,5 +73,12 @@ raw=$(wc -c <"$wasm")
 "$wasm_opt" "${opt_flags[@]}" "$wasm" -o "$wasm.opt"
 mv "$wasm.opt" "$wasm"
 echo "shaledb_wasm_bg.wasm: $raw bytes from wasm-bindgen, $(wc -c <"$wasm") after wasm-opt, $(gzip -9c "$wasm" | wc -c) gzipped"
-node scripts/lean-wasm.mjs "$wasm" "$kv_wasm"
+
+cargo build -p shaledb-wasm --target wasm32-unknown-unknown --profile wasm --no-default-features
+kv_glue="$(mktemp -d)"
+wasm-bindgen --target web --out-dir "$kv_glue" \
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/shaledb_wasm.wasm"
+"$wasm_opt" "${opt_flags[@]}" "$kv_glue/shaledb_wasm_bg.wasm" -o "$kv_wasm"
+rm -rf "$kv_glue"
+echo "shaledb_kv_bg.wasm (the key-value module): $(wc -c <"$kv_wasm") bytes after wasm-opt, $(gzip -9c "$kv_wasm" | wc -c) gzipped"
 echo "$tools" >"$stamp"

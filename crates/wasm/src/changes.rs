@@ -121,12 +121,6 @@ pub fn db_changes_read(db: u32, since: f64, limit: u32, max_bytes: f64) -> JsRes
     }))
 }
 
-/// The sequence number of the last committed batch's last operation (0: none yet).
-#[wasm_bindgen(js_name = dbSequence)]
-pub fn db_sequence(db: u32) -> JsResult<f64> {
-    js_result(with_db(db, |entry| js_id(entry.db.sequence())))
-}
-
 /// Moves durable change cursor `name` to `seq`.
 #[wasm_bindgen(js_name = dbAckChanges)]
 pub fn db_ack_changes(db: u32, name: &str, seq: f64) -> JsResult<()> {

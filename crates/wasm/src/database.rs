@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use shaledb::db::{Budget, Options};
+#[cfg(feature = "full")]
 use shaledb::queue::{Lease, PushOptions};
 use shaledb::{Batch, ChangeRetention, Clock, Db, Error, WriteOptions};
 use wasm_bindgen::prelude::*;
@@ -17,9 +18,11 @@ use crate::handles::with;
 use crate::js_storage::{JsStorage, StorageHost};
 use crate::scratch;
 use crate::snapshots::SNAPSHOTS;
+#[cfg(feature = "full")]
+use crate::wire::{optional_ms, LEASE_LEN, PUSH_OPTIONS_LEN};
 use crate::wire::{
-    optional_ms, Reader, LEASE_LEN, OP_ACK, OP_APPEND, OP_COMMIT_OFFSET, OP_DELETE,
-    OP_DELETE_RANGE, OP_META, OP_PUSH, OP_PUT, PUSH_OPTIONS_LEN,
+    Reader, OP_ACK, OP_APPEND, OP_COMMIT_OFFSET, OP_DELETE, OP_DELETE_RANGE, OP_META, OP_PUSH,
+    OP_PUT,
 };
 
 fn size_option(name: &str, value: f64, min: u64, max: u64) -> JsResult<usize> {
@@ -86,12 +89,19 @@ pub fn db_catch_up(db: u32) -> JsResult<()> {
     js_result(with_db(db, |entry| entry.db.catch_up()))
 }
 
+/// The sequence number of the last committed batch's last operation (0: none yet).
+#[wasm_bindgen(js_name = dbSequence)]
+pub fn db_sequence(db: u32) -> JsResult<f64> {
+    js_result(with_db(db, |entry| crate::wire::js_id(entry.db.sequence())))
+}
+
 /// Closes database `db` (its iterators, snapshots and transactions must be closed first).
 #[wasm_bindgen(js_name = dbClose)]
 pub fn db_close(db: u32) -> JsResult<()> {
     let Some(entry) = with(&DATABASES, |t| t.remove(db)) else {
         return Ok(());
     };
+    #[cfg(feature = "full")]
     entry.feeds.borrow_mut().clear();
     js_result(entry.db.close())
 }
@@ -188,6 +198,7 @@ pub fn db_write_ids(db: u32, ops: &[u8], sync: bool) -> JsResult<Vec<f64>> {
     }))
 }
 
+#[cfg(feature = "full")]
 fn decode_push_options(bytes: &[u8]) -> Result<PushOptions, Error> {
     exact_len(bytes, PUSH_OPTIONS_LEN, "push options")?;
     let mut r = Reader::new(bytes, "push options");
@@ -198,6 +209,7 @@ fn decode_push_options(bytes: &[u8]) -> Result<PushOptions, Error> {
     })
 }
 
+#[cfg(feature = "full")]
 fn decode_lease(bytes: &[u8]) -> Result<Lease, Error> {
     exact_len(bytes, LEASE_LEN, "lease")?;
     let mut r = Reader::new(bytes, "lease");
@@ -208,6 +220,7 @@ fn decode_lease(bytes: &[u8]) -> Result<Lease, Error> {
 }
 
 /// `InvalidArgument` unless `bytes` is a field of `len` bytes.
+#[cfg(feature = "full")]
 fn exact_len(bytes: &[u8], len: u32, what: &str) -> Result<(), Error> {
     if bytes.len() != len as usize {
         return Err(Error::InvalidArgument(format!(
@@ -225,15 +238,18 @@ fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
         let op = reader.u8()?;
         let number = reader.u32()?;
         match op {
+            #[cfg(feature = "full")]
             OP_PUSH => {
                 let value = reader.field()?;
                 let options = decode_push_options(reader.field()?)?;
                 batch.push(entry.queue(number)?, value, options)?;
             }
+            #[cfg(feature = "full")]
             OP_ACK => {
                 let lease = decode_lease(reader.field()?)?;
                 batch.ack(entry.queue(number)?, lease)?;
             }
+            #[cfg(feature = "full")]
             OP_APPEND => {
                 let record = crate::topic_records::decode_one_record(reader.field()?)?;
                 batch.append(entry.topic(number)?, record)?;
@@ -241,11 +257,18 @@ fn decode_batch(entry: &DbEntry, ops: &[u8]) -> Result<Batch, Error> {
             OP_META => {
                 batch.set_meta(reader.field()?)?;
             }
+            #[cfg(feature = "full")]
             OP_COMMIT_OFFSET => {
                 let group = std::str::from_utf8(reader.field()?)
                     .map_err(|_| Error::InvalidArgument("a group name must be UTF-8".into()))?;
                 let offset = Reader::new(reader.field()?, "offset").u64()?;
                 batch.commit_offset(entry.topic(number)?, group, offset)?;
+            }
+            #[cfg(not(feature = "full"))]
+            OP_PUSH | OP_ACK | OP_APPEND | OP_COMMIT_OFFSET => {
+                return Err(Error::InvalidArgument(
+                    "queues and topics are not in the key-value module".into(),
+                ));
             }
             OP_PUT => {
                 let keyspace = entry.keyspace(number)?;

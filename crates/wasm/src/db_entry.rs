@@ -5,9 +5,13 @@
 use std::cell::{Cell, RefCell};
 
 use shaledb::db::Budget;
+#[cfg(feature = "full")]
 use shaledb::queue::Queue;
+#[cfg(feature = "full")]
 use shaledb::topic::Topic;
-use shaledb::{Changes, Db, Error, Keyspace};
+#[cfg(feature = "full")]
+use shaledb::Changes;
+use shaledb::{Db, Error, Keyspace};
 
 use crate::handles::{with, Table};
 
@@ -22,10 +26,13 @@ pub struct DbEntry {
     pub db: Db,
     pub keyspaces: Vec<Keyspace>,
     /// The queue handles JavaScript opened, by number (`None`: its queue was deleted).
+    #[cfg(feature = "full")]
     pub queues: Vec<Option<Queue>>,
     /// The topic handles JavaScript opened, by number (`None`: its topic was deleted).
+    #[cfg(feature = "full")]
     pub topics: Vec<Option<Topic>>,
-    /// Change feeds kept open for the next read to continue from ([`crate::changes`]).
+    /// Change feeds kept open for the next read to continue from (`crate::changes`).
+    #[cfg(feature = "full")]
     pub feeds: RefCell<Vec<Changes>>,
     /// Bytes written since the last inline maintenance step.
     debt: Cell<u64>,
@@ -40,8 +47,11 @@ impl DbEntry {
         DbEntry {
             db,
             keyspaces: vec![default],
+            #[cfg(feature = "full")]
             queues: Vec::new(),
+            #[cfg(feature = "full")]
             topics: Vec::new(),
+            #[cfg(feature = "full")]
             feeds: RefCell::new(Vec::new()),
             debt: Cell::new(0),
             jobs: Cell::new(false),
@@ -49,6 +59,7 @@ impl DbEntry {
     }
 
     /// Queue handle number `index` of this database.
+    #[cfg(feature = "full")]
     pub fn queue(&self, index: u32) -> Result<&Queue, Error> {
         match self.queues.get(index as usize) {
             Some(Some(queue)) => Ok(queue),
@@ -60,6 +71,7 @@ impl DbEntry {
     }
 
     /// Topic handle number `index` of this database.
+    #[cfg(feature = "full")]
     pub fn topic(&self, index: u32) -> Result<&Topic, Error> {
         match self.topics.get(index as usize) {
             Some(Some(topic)) => Ok(topic),
@@ -107,6 +119,7 @@ pub fn with_db<R>(db: u32, f: impl FnOnce(&DbEntry) -> Result<R, Error>) -> Resu
 }
 
 /// Marks the handles that `named` picks as belonging to a deleted queue or topic.
+#[cfg(feature = "full")]
 pub fn forget_handles<T>(handles: &mut [Option<T>], named: impl Fn(&T) -> bool) {
     for slot in handles {
         if slot.as_ref().is_some_and(&named) {
@@ -117,6 +130,7 @@ pub fn forget_handles<T>(handles: &mut [Option<T>], named: impl Fn(&T) -> bool) 
 
 /// Puts `handle` into `handles` in place of one that `same` says is of the same queue (group) or
 /// topic, or at the end; returns its number.
+#[cfg(feature = "full")]
 pub fn insert_handle<T>(
     handles: &mut Vec<Option<T>>,
     handle: T,

@@ -13,7 +13,7 @@
 //!   ([`handles`]), so that after a panic a fresh instance can replace this one cleanly.
 #![deny(unsafe_code)]
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 mod changes;
 #[cfg(target_arch = "wasm32")]
 mod database;
@@ -30,18 +30,18 @@ mod jobs;
 mod js_storage;
 #[cfg(target_arch = "wasm32")]
 mod keyspace_metadata;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 mod queues;
 mod recordio;
 #[cfg(target_arch = "wasm32")]
 mod scratch;
 #[cfg(target_arch = "wasm32")]
 mod snapshots;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 mod topic_records;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 mod topics;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "full"))]
 mod verify;
 #[cfg(target_arch = "wasm32")]
 mod wal_sync;

@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 
+#[cfg(feature = "full")]
 use shaledb::queue::{Lease, PushOptions};
 use shaledb::{Snapshot, Transaction, WriteOptions};
 use wasm_bindgen::prelude::*;
@@ -9,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use crate::db_entry::with_db;
 use crate::errors::{js_result, JsResult};
 use crate::handles::{with, Table};
+#[cfg(feature = "full")]
 use crate::wire::optional_ms;
 
 thread_local! {
@@ -63,6 +65,7 @@ pub fn tx_delete(tx: u32, db: u32, ks: u32, key: &[u8]) -> JsResult<()> {
 
 /// Adds a push of `value` to queue handle `q` of `db` to transaction `tx` (delay and ttl in
 /// ms, negative for none); its id comes with the commit.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = txPush)]
 pub fn tx_push(tx: u32, db: u32, q: u32, value: &[u8], delay_ms: f64, ttl_ms: f64) -> JsResult<()> {
     let options = PushOptions {
@@ -79,6 +82,7 @@ pub fn tx_push(tx: u32, db: u32, q: u32, value: &[u8], delay_ms: f64, ttl_ms: f6
 }
 
 /// Adds an ack of the lease `id`, `delivery` of queue handle `q` of `db` to transaction `tx`.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = txAck)]
 pub fn tx_ack(tx: u32, db: u32, q: u32, id: f64, delivery: u32) -> JsResult<()> {
     let lease = Lease {
@@ -93,6 +97,7 @@ pub fn tx_ack(tx: u32, db: u32, q: u32, id: f64, delivery: u32) -> JsResult<()> 
 
 /// Adds an append of the record packed in `record` (`crate::topics`) to topic handle `t` of
 /// `db` to transaction `tx`; its offset comes with the commit.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = txAppend)]
 pub fn tx_append(tx: u32, db: u32, t: u32, record: &[u8]) -> JsResult<()> {
     let record = js_result(crate::topic_records::decode_one_record(record))?;
@@ -103,6 +108,7 @@ pub fn tx_append(tx: u32, db: u32, t: u32, record: &[u8]) -> JsResult<()> {
 }
 
 /// Adds the commit of `offset` for group `group` of topic handle `t` to transaction `tx`.
+#[cfg(feature = "full")]
 #[wasm_bindgen(js_name = txCommitOffset)]
 pub fn tx_commit_offset(tx: u32, db: u32, t: u32, group: &str, offset: f64) -> JsResult<()> {
     js_result(with_db(db, |entry| {

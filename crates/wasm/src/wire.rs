@@ -8,6 +8,10 @@
 //! Common to every packed layout: integers little-endian; a *field* is a `u32` length then that
 //! many bytes; ids, offsets, sequence numbers and times cross as `f64` (exact up to 2^53 - 1).
 
+// Both sides hold every constant; the key-value module (built without the `full` feature) uses
+// only those of the key-value layouts.
+#![cfg_attr(not(feature = "full"), allow(dead_code))]
+
 use shaledb::Error;
 
 /// Packed batch (`dbWrite`, `dbWriteIds`), per operation: `op u8, number u32` (a keyspace,

@@ -43,7 +43,7 @@
  *   opened with other encodings than those recorded for it in the database (the message names
  *   the keyspace, the recorded and the requested ones); its data is untouched. Open it with
  *   those, or with `"binary"` to read the stored bytes.
- * - `NOT_IN_MODULE` (JavaScript only): a queue, topic, change-feed, verify or RecordIO call on
+ * - `NOT_IN_MODULE` (JavaScript only): a queue, topic, change-feed or verify call on
  *   the key-value module (`module: "kv"` in browsers, or `init()` given `shaledb_kv_bg.wasm`),
  *   which leaves those out to be smaller. Nothing was done.
  */

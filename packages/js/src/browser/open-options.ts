@@ -29,7 +29,7 @@ export interface BrowserOpenOptions<KE extends KeyEncoding = "utf8", VE extends 
   /**
    * Which WebAssembly module the database's worker loads: `"full"` (the default), the whole
    * engine, or `"kv"`, the key-value engine alone — keyspaces, batches, iterators, snapshots,
-   * transactions, export — a quarter smaller to download, without queues, topics and the change
+   * transactions, export — a third smaller to download, without queues, topics and the change
    * feed (using them is `NOT_IN_MODULE`). Where a database is shared between tabs, the tab whose
    * worker owns it decides.
    */

@@ -8,7 +8,6 @@
 import { recordioArguments } from "../arguments/checks.js";
 import { ShaleError } from "../errors.js";
 import { call as callWasm, wasm } from "./instance.js";
-import { requirePart } from "./module-parts.js";
 
 /** The record compressions ShaleDB writes. (`lzw`, go-sstables' legacy codec, is read only.) */
 export type Compression = "none" | "snappy" | "gzip";
@@ -51,7 +50,6 @@ export function recordioRoundTrip(
   options?: { compression?: Compression; format?: RecordioFormat },
 ): RecordValue[] {
   const checked = recordioArguments(records, options);
-  requirePart("recordio");
   return callWasm(() =>
     wasm.recordioRoundTrip(checked.records as RecordValue[], checked.compression, checked.format),
   );

@@ -2,27 +2,26 @@
  * The parts of the engine a WebAssembly module may leave out. The package has two modules:
  * `wasm/shaledb_wasm_bg.wasm`, the whole engine, and `wasm/shaledb_kv_bg.wasm`, the key-value
  * engine alone (keyspaces, batches, iterators, snapshots, transactions, maintenance, checkpoints
- * and export), without queues, topics, the change feed, verify and the RecordIO round trip
- * (`scripts/lean-wasm.mjs` removes their exports, listed in `scripts/lean-module-exports.json`).
- * Both run with the same glue. Using a part the loaded module lacks is `NOT_IN_MODULE`.
+ * and export), without queues, topics, the change feed and verify: the bindings built without
+ * their `full` feature, whose exports `crates/wasm/full-exports.json` lists. Both run with the
+ * same glue. Using a part the loaded module lacks is `NOT_IN_MODULE`.
  *
  * @module
  */
 import { ShaleError } from "../errors.js";
 
 /** A part of the engine the key-value module leaves out. */
-export type EnginePart = "queues" | "topics" | "changes" | "verify" | "recordio";
+export type EnginePart = "queues" | "topics" | "changes" | "verify";
 
 /**
  * For each part, the export present exactly when the part is: the first export listed for it
- * in `scripts/lean-module-exports.json` (a test checks the two agree).
+ * in `crates/wasm/full-exports.json` (a test checks the two agree).
  */
 export const PART_PROBES: Readonly<Record<EnginePart, string>> = {
   queues: "dbQueue",
   topics: "dbTopic",
   changes: "dbChangesRead",
   verify: "verifyStorage",
-  recordio: "recordioRoundTrip",
 };
 
 const DESCRIPTIONS: Readonly<Record<EnginePart, string>> = {
@@ -30,7 +29,6 @@ const DESCRIPTIONS: Readonly<Record<EnginePart, string>> = {
   topics: "topic logs",
   changes: "change feed",
   verify: "verify",
-  recordio: "RecordIO round trip",
 };
 
 /** The parts the current instance lacks (none until a module is loaded). */
