@@ -8,7 +8,6 @@ use crate::compaction::{CompactionJob, CompactionOptions, CompactionPlan, StepOu
 use crate::file_names::table_file_name;
 use crate::jobs::spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
 use crate::key::{compare_internal, ValueKind};
-use crate::sorting::sort_by;
 use crate::sstable::{TableOptions, TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
 use crate::write::batch::{BatchOp, WriteBatch};
@@ -104,7 +103,9 @@ fn flush(
     if entries.is_empty() {
         return Ok(None);
     }
-    sort_by(&mut entries, |a, b| compare_internal(a.0, a.1, b.0, b.1));
+    // The one hot sort (a whole memtable's entries): the standard library's own, not
+    // `sorting::sort_by`, whose indirection costs twice the time on a million entries.
+    entries.sort_unstable_by(|a, b| compare_internal(a.0, a.1, b.0, b.1));
     let mut out = OutputTable::create(storage, next_number()?, table)?;
     for (key, seq, kind, value) in entries {
         out.add(key, seq, kind, value)?;
