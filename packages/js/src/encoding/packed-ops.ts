@@ -106,6 +106,16 @@ export class PackedOps {
     }
   }
 
+  /**
+   * Makes room for `more` operations the size of those added so far: one growth for a batch
+   * instead of a doubling every few operations (which copied the buffer ~7 times for 100 puts).
+   */
+  expect(more: number): void {
+    if (this.count > 0 && more > 0) {
+      this.#reserve(Math.ceil((this.#length / this.count) * more));
+    }
+  }
+
   /** The packed operations (a view, valid until the next `add` or `clear`). */
   bytes(): Uint8Array {
     return this.#bytes.subarray(0, this.#length);
@@ -155,7 +165,11 @@ export function packOperations(
   if (meta !== undefined) {
     ops.add(OP_META, 0, meta);
   }
-  for (const op of batchOperations(operations)) {
+  const checked = batchOperations(operations);
+  for (const op of checked) {
+    if (op.index === 1) {
+      ops.expect(checked.length - 1);
+    }
     if (op.type === "append" || op.type === "commitOffset") {
       if (topicOf === undefined) {
         throw invalidArgument(`batch operation ${op.index}: topic operations are not supported here`);
