@@ -237,6 +237,25 @@ describe("encodings", () => {
     expect([...db.keys({ reverse: true, limit: 2 })]).toEqual(["\u{1F600}", "\uFFFD"]);
     db.close();
   });
+
+  it("get, has and delete find a utf8 key whether it is ASCII (written straight into memory) or not", () => {
+    const db = openSync(freshPath("enc-ascii"));
+    const keys = ["", "plain key 0042", "\u007f", "caf\u00e9", "\u{1F600}x", "a".repeat(3000), `${"b".repeat(2000)}\u00e9`];
+    keys.forEach((k, i) => db.put(k, `v${i}`));
+    keys.forEach((k, i) => {
+      expect(db.get(k)).toBe(`v${i}`);
+      expect(db.has(k)).toBe(true);
+    });
+    // A key that differs only past the ASCII prefix is another key.
+    expect(db.get("caf")).toBeUndefined();
+    expect(db.get("caf\u00e8")).toBeUndefined();
+    db.delete("plain key 0042");
+    db.delete("caf\u00e9");
+    expect(db.get("plain key 0042")).toBeUndefined();
+    expect(db.has("caf\u00e9")).toBe(false);
+    expect(db.get("\u{1F600}x")).toBe("v4");
+    db.close();
+  });
 });
 
 describe("keyspaces", () => {

@@ -77,19 +77,52 @@ export function copyInto(mem: Uint8Array, src: Uint8Array, at: number): void {
   }
 }
 
-/** Writes `a` (and `b` right after it) into the scratch buffer. Call inside `call()`. */
-export function writeScratch(a: Uint8Array, b?: Uint8Array): void {
-  const need = a.length + (b === undefined ? 0 : b.length);
+/** Makes the scratch buffer hold at least `need` bytes. Call inside `call()`. */
+function reserveScratch(need: number): void {
   if (generation !== currentGeneration() || need > capacity) {
     capacity = Math.max(need, 1024);
     address = wasm.scratchReserve(capacity);
     generation = currentGeneration();
   }
+}
+
+/** Writes `a` (and `b` right after it) into the scratch buffer. Call inside `call()`. */
+export function writeScratch(a: Uint8Array, b?: Uint8Array): void {
+  reserveScratch(a.length + (b === undefined ? 0 : b.length));
   const mem = memoryBytes();
   copyInto(mem, a, address);
   if (b !== undefined) {
     copyInto(mem, b, address + a.length);
   }
+}
+
+/**
+ * Whether `key` is a `"utf8"` key (of `codec`) made of ASCII characters only: its UTF-8 bytes
+ * are then its code units, which {@link writeScratchAscii} writes straight into the scratch
+ * buffer (no encoder call, no fresh array, no copy: a fifth of a get's time with the encoder).
+ * Anything else goes through the codec, which checks it.
+ */
+export function isAsciiKey(codec: Codec<unknown>, key: unknown): key is string {
+  if (codec.name !== "utf8" || typeof key !== "string") {
+    return false;
+  }
+  for (let i = 0; i < key.length; i++) {
+    if (key.charCodeAt(i) >= 0x80) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Writes `key` (ASCII only: {@link isAsciiKey}) into the scratch buffer; returns its length. */
+export function writeScratchAscii(key: string): number {
+  const n = key.length;
+  reserveScratch(n);
+  const mem = memoryBytes();
+  for (let i = 0; i < n; i++) {
+    mem[address + i] = key.charCodeAt(i);
+  }
+  return n;
 }
 
 /**

@@ -13,7 +13,7 @@ import { SyncIterator, type IterationMode } from "./iterator.js";
 import { PackedOps } from "../encoding/packed-ops.js";
 import { OP_DELETE_RANGE } from "../encoding/wire.js";
 import { writePacked } from "./write-packed.js";
-import { decodeOutput, writeScratch } from "./scratch.js";
+import { decodeOutput, isAsciiKey, writeScratch, writeScratchAscii } from "./scratch.js";
 import { SnapshotImpl, snapshotId } from "./snapshot.js";
 import type {
   IteratorOptions,
@@ -38,21 +38,32 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
     return this.keyCodec.encode(key, "key");
   }
 
+  /**
+   * Writes a key checked by `get`, `has` or `delete` (an ASCII `"utf8"` key as it is, else its
+   * encoded bytes) into the scratch buffer; returns its length. Call inside `call()`.
+   */
+  #writeKey(key: string | Uint8Array): number {
+    if (typeof key === "string") {
+      return writeScratchAscii(key);
+    }
+    writeScratch(key);
+    return key.length;
+  }
+
   encodeValue(value: unknown): Uint8Array {
     return this.valueCodec.encode(value, "value");
   }
 
   get(key: unknown, options?: ReadOptions): unknown {
-    const k = this.encodeKey(key);
+    const k = isAsciiKey(this.keyCodec, key) ? key : this.encodeKey(key);
     const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
-    // The hottest call of the API: no closure, the value decoded straight from the instance's
-    // memory when its codec allows (see ./scratch.ts).
+    // The hottest call of the API: no closure, an ASCII key written straight into the
+    // instance's memory, the value decoded straight from it when its codec allows (./scratch.ts).
     db.check();
     let found: number;
     try {
-      writeScratch(k);
-      found = wasm.dbGetScratch(db.id, this.keyspaceId, k.length, snapshot);
+      found = wasm.dbGetScratch(db.id, this.keyspaceId, this.#writeKey(k), snapshot);
     } catch (error) {
       throw translateError(error);
     }
@@ -74,13 +85,12 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   has(key: unknown, options?: ReadOptions): boolean {
-    const k = this.encodeKey(key);
+    const k = isAsciiKey(this.keyCodec, key) ? key : this.encodeKey(key);
     const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
     db.check();
     try {
-      writeScratch(k);
-      return wasm.dbGetScratch(db.id, this.keyspaceId, k.length, snapshot) !== 0;
+      return wasm.dbGetScratch(db.id, this.keyspaceId, this.#writeKey(k), snapshot) !== 0;
     } catch (error) {
       throw translateError(error);
     }
@@ -102,13 +112,12 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   delete(key: unknown, options?: WriteOptions): void {
-    const k = this.encodeKey(key);
+    const k = isAsciiKey(this.keyCodec, key) ? key : this.encodeKey(key);
     const sync = options === undefined ? false : syncOption(options);
     const db = this.db;
     db.mayWrite();
     try {
-      writeScratch(k);
-      wasm.dbDeleteScratch(db.id, this.keyspaceId, k.length, sync);
+      wasm.dbDeleteScratch(db.id, this.keyspaceId, this.#writeKey(k), sync);
     } catch (error) {
       throw translateError(error);
     }
