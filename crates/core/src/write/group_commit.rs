@@ -16,8 +16,8 @@
 //! reopen the database to recover. A panic in `apply` poisons it too rather than leaving the
 //! other writers waiting.
 //!
-//! Uses `std::sync::Mutex` and a condition variable (`crate::waiters`); in WebAssembly (one thread) every caller finds the
-//! queue empty, leads its own group, and never waits.
+//! Uses `std::sync::Mutex` and a condition variable (`crate::waiters`); in WebAssembly (one
+//! thread) every caller finds the queue empty, leads its own group, and never waits.
 //!
 //! # Deferred syncs
 //!
