@@ -256,6 +256,41 @@ describe("encodings", () => {
     expect(db.get("\u{1F600}x")).toBe("v4");
     db.close();
   });
+
+  it("text keys and values written straight into memory or a packed batch read back as written", () => {
+    const path = freshPath("enc-text");
+    const db = openSync(path);
+    const docs = db.keyspace("docs", { valueEncoding: "json" });
+    const texts = [
+      "",
+      "ascii",
+      "caf\u00e9 \u{1F600}",
+      "x".repeat(33),
+      `${"\u00e9".repeat(40)}\u{1F600}`,
+      "y".repeat(16 * 1024),
+      `${"\u4e2d".repeat(16 * 1024)}z`, // past 16 Ki code units: encoded the ordinary way
+    ];
+    texts.forEach((t, i) => {
+      db.put(t, `${i}:${t}`);
+      docs.put(`doc${i}`, { t, n: i, nested: [t] });
+    });
+    db.batch(texts.map((t, i) => ({ type: "put", key: `b${i}${t}`, value: t })));
+    db.batch(texts.map((t, i) => ({ type: "put", keyspace: docs, key: `bdoc${i}`, value: { t } })));
+    db.close();
+    const again = openSync(path);
+    const docsAgain = again.keyspace("docs", { valueEncoding: "json" });
+    texts.forEach((t, i) => {
+      expect(again.get(t)).toBe(`${i}:${t}`);
+      expect(again.get(`b${i}${t}`)).toBe(t);
+      expect(docsAgain.get(`doc${i}`)).toEqual({ t, n: i, nested: [t] });
+      expect(docsAgain.get(`bdoc${i}`)).toEqual({ t });
+    });
+    again.close();
+    const raw = openSync(path, { keyEncoding: "binary", valueEncoding: "binary" });
+    const bytes = raw.get(new TextEncoder().encode(texts[2]!)) as Uint8Array;
+    expect([...bytes]).toEqual([...new TextEncoder().encode(`2:${texts[2]!}`)]);
+    raw.close();
+  });
 });
 
 describe("keyspaces", () => {

@@ -996,6 +996,8 @@ describe("arguments that escaped as TypeError or were accepted silently", () => 
 const INTERNAL_METHODS = new Set([
   "encodeKey",
   "encodeValue",
+  "packKey",
+  "packValue",
   "countAll",
   "countAllInSlices",
   // Queues: what the server and batches use (not in the public types).

@@ -7,7 +7,7 @@
  */
 import { isEmptyRange } from "../encoding/bounds.js";
 import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "../arguments/checks.js";
-import type { Codec } from "../encoding/codec.js";
+import { packedForm, type Codec } from "../encoding/codec.js";
 import type { IterationMode } from "../encoding/entry-batch.js";
 import { ownBytes } from "../encoding/own-bytes.js";
 import { PackedOps } from "../encoding/packed-ops.js";
@@ -37,6 +37,16 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
   /** The bytes of `value` for a request. */
   encodeValue(value: unknown): Uint8Array {
     return ownBytes(this.valueCodec.encode(value, "value"), value);
+  }
+
+  /** `key` checked, for a packed batch (which copies it at once). */
+  packKey(key: unknown): Uint8Array | string {
+    return packedForm(this.keyCodec, key, "key");
+  }
+
+  /** `value` checked, for a packed batch (which copies it at once). */
+  packValue(value: unknown): Uint8Array | string {
+    return packedForm(this.valueCodec, value, "value");
   }
 
   #decode(value: Uint8Array | undefined): unknown {

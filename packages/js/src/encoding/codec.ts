@@ -25,6 +25,12 @@ export interface Codec<T> {
   encode(value: T, what: string): Uint8Array;
   decode(bytes: Uint8Array): T;
   /**
+   * For the codecs whose bytes are UTF-8 text (`"utf8"`, `"json"`): that text, checked as
+   * `encode` checks it, for writers that put it straight into their buffer
+   * (`./utf8-into.ts`) instead of taking a fresh array from `encode`.
+   */
+  text?(value: T, what: string): string;
+  /**
    * Whether `decode` keeps no reference to its argument, so it may decode a view of memory that
    * changes right after the call (WebAssembly memory): no copy needed. `"binary"` returns its
    * argument, so it needs a copy of its own.
@@ -35,6 +41,7 @@ export interface Codec<T> {
 const utf8: Codec<string> = {
   name: "utf8",
   encode: (value, what) => encoder.encode(wellFormedString(value, what, "utf8")),
+  text: (value, what) => wellFormedString(value, what, "utf8"),
   decode: (bytes) => decoder.decode(bytes),
   transient: true,
 };
@@ -46,21 +53,27 @@ const binary: Codec<Uint8Array> = {
   transient: false,
 };
 
+/** `value` as JSON text; a value JSON cannot hold is `INVALID_ARGUMENT` naming `what`. */
+function jsonText(value: unknown, what: string): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw invalidArgument(`${what} cannot be serialised as JSON: ${String(error)}`);
+  }
+  if (text === undefined) {
+    throw invalidArgument(`${what} cannot be serialised as JSON (got ${describe(value)})`);
+  }
+  return text;
+}
+
 /** JSON text escapes lone surrogates (`"\ud800"`), so every string round-trips. */
 const json: Codec<unknown> = {
   name: "json",
   encode(value, what) {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch (error) {
-      throw invalidArgument(`${what} cannot be serialised as JSON: ${String(error)}`);
-    }
-    if (text === undefined) {
-      throw invalidArgument(`${what} cannot be serialised as JSON (got ${describe(value)})`);
-    }
-    return encoder.encode(text);
+    return encoder.encode(jsonText(value, what));
   },
+  text: (value, what) => jsonText(value, what),
   decode(bytes) {
     const text = decoder.decode(bytes);
     try {
@@ -78,6 +91,22 @@ const json: Codec<unknown> = {
   },
   transient: true,
 };
+
+/** Longest text (UTF-16 code units) {@link packedForm} leaves as text: room is reserved for 3 bytes each. */
+const PACKED_TEXT_MAX = 16 * 1024;
+
+/**
+ * `value` checked and ready to write: its UTF-8 text for a text codec ({@link Codec.text}),
+ * written straight into the writer's buffer (`./utf8-into.ts`); else, and for text longer than
+ * 16 Ki code units (whose room at 3 bytes each would be too much), its bytes.
+ */
+export function packedForm(codec: Codec<unknown>, value: unknown, what: string): Uint8Array | string {
+  if (codec.text === undefined) {
+    return codec.encode(value, what);
+  }
+  const text = codec.text(value, what);
+  return text.length <= PACKED_TEXT_MAX ? text : encoder.encode(text);
+}
 
 /** The codec of key encoding `name` (checked by `encodingNames` in `../arguments/checks.ts`). */
 export function keyCodec(name: KeyEncoding): Codec<unknown> {

@@ -9,6 +9,7 @@ import { batchOperations } from "../arguments/checks.js";
 import { leaseArgument, pushOptions } from "../arguments/queue-options.js";
 import { offsetArgument, topicGroup } from "../arguments/topic-options.js";
 import { invalidArgument } from "../errors.js";
+import { maxWrittenBytes, writeUtf8 } from "./utf8-into.js";
 import {
   LEASE_LEN,
   OP_ACK,
@@ -72,9 +73,16 @@ export class PackedOps {
     this.#view = new DataView(grown.buffer);
   }
 
-  #bytesField(data: Uint8Array): void {
-    const n = data.length;
+  /** A field: `data`'s bytes, or the UTF-8 of text `data` (checked by its codec). */
+  #bytesField(data: Uint8Array | string): void {
     const at = this.#length + 4;
+    if (typeof data === "string") {
+      const written = writeUtf8(this.#bytes, at, data);
+      this.#view.setUint32(this.#length, written, true);
+      this.#length = at + written;
+      return;
+    }
+    const n = data.length;
     this.#view.setUint32(this.#length, n, true);
     if (n > LOOP_COPY_MAX) {
       this.#bytes.set(data, at);
@@ -88,8 +96,9 @@ export class PackedOps {
     this.#length = at + n;
   }
 
-  add(op: number, keyspace: number, key: Uint8Array, value?: Uint8Array): void {
-    this.#reserve(13 + key.length + (value?.length ?? 0));
+  /** Adds an operation; a string key or value is UTF-8 text its codec checked (`packedForm`). */
+  add(op: number, keyspace: number, key: Uint8Array | string, value?: Uint8Array | string): void {
+    this.#reserve(13 + maxWrittenBytes(key) + (value === undefined ? 0 : maxWrittenBytes(value)));
     this.#bytes[this.#length] = op;
     this.#view.setUint32(this.#length + 1, keyspace, true);
     this.#length += 5;
@@ -128,11 +137,14 @@ export class PackedOps {
   }
 }
 
-/** What packing needs of a keyspace: its number and its codecs. */
+/**
+ * What packing needs of a keyspace: its number, and its keys and values checked, as bytes or as
+ * text (`packedForm`): packing copies them at once, so they may be the caller's own memory.
+ */
 export interface PackingStore {
   readonly keyspaceId: number;
-  encodeKey(key: unknown): Uint8Array;
-  encodeValue(value: unknown): Uint8Array;
+  packKey(key: unknown): Uint8Array | string;
+  packValue(value: unknown): Uint8Array | string;
 }
 
 /** What packing needs of a queue: its number in the packed batch and its value codec. */
@@ -201,9 +213,9 @@ export function packOperations(
     }
     const store = storeOf(op.keyspace);
     if (op.type === "put") {
-      ops.add(OP_PUT, store.keyspaceId, store.encodeKey(op.key), store.encodeValue(op.value));
+      ops.add(OP_PUT, store.keyspaceId, store.packKey(op.key), store.packValue(op.value));
     } else {
-      ops.add(OP_DELETE, store.keyspaceId, store.encodeKey(op.key));
+      ops.add(OP_DELETE, store.keyspaceId, store.packKey(op.key));
     }
   }
   return ops;

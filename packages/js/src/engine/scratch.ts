@@ -11,6 +11,7 @@
  * @module
  */
 import type { Codec } from "../encoding/codec.js";
+import { writeUtf8 } from "../encoding/utf8-into.js";
 import { currentGeneration, wasm } from "./instance.js";
 
 /** Up to this many bytes are copied by a loop; more by `TypedArray#set`. */
@@ -78,7 +79,7 @@ export function copyInto(mem: Uint8Array, src: Uint8Array, at: number): void {
 }
 
 /** Makes the scratch buffer hold at least `need` bytes. Call inside `call()`. */
-function reserveScratch(need: number): void {
+export function reserveScratch(need: number): void {
   if (generation !== currentGeneration() || need > capacity) {
     capacity = Math.max(need, 1024);
     address = wasm.scratchReserve(capacity);
@@ -86,43 +87,18 @@ function reserveScratch(need: number): void {
   }
 }
 
-/** Writes `a` (and `b` right after it) into the scratch buffer. Call inside `call()`. */
-export function writeScratch(a: Uint8Array, b?: Uint8Array): void {
-  reserveScratch(a.length + (b === undefined ? 0 : b.length));
-  const mem = memoryBytes();
-  copyInto(mem, a, address);
-  if (b !== undefined) {
-    copyInto(mem, b, address + a.length);
-  }
-}
-
 /**
- * Whether `key` is a `"utf8"` key (of `codec`) made of ASCII characters only: its UTF-8 bytes
- * are then its code units, which {@link writeScratchAscii} writes straight into the scratch
- * buffer (no encoder call, no fresh array, no copy: a fifth of a get's time with the encoder).
- * Anything else goes through the codec, which checks it.
+ * Writes `data` (bytes, or text its codec checked: `packedForm`) at `offset` in the scratch
+ * buffer, which must have room ({@link reserveScratch} of `maxWrittenBytes`); returns the bytes
+ * written. Text goes straight into the instance's memory: no `TextEncoder` array, no copy.
  */
-export function isAsciiKey(codec: Codec<unknown>, key: unknown): key is string {
-  if (codec.name !== "utf8" || typeof key !== "string") {
-    return false;
-  }
-  for (let i = 0; i < key.length; i++) {
-    if (key.charCodeAt(i) >= 0x80) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** Writes `key` (ASCII only: {@link isAsciiKey}) into the scratch buffer; returns its length. */
-export function writeScratchAscii(key: string): number {
-  const n = key.length;
-  reserveScratch(n);
+export function writeScratchAt(offset: number, data: Uint8Array | string): number {
   const mem = memoryBytes();
-  for (let i = 0; i < n; i++) {
-    mem[address + i] = key.charCodeAt(i);
+  if (typeof data === "string") {
+    return writeUtf8(mem, address + offset, data);
   }
-  return n;
+  copyInto(mem, data, address + offset);
+  return data.length;
 }
 
 /**

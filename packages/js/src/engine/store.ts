@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { Codec } from "../encoding/codec.js";
 import type { DatabaseHandle } from "./database-handle.js";
 import { translateError, wasm } from "./instance.js";
 import { isEmptyRange } from "../encoding/bounds.js";
@@ -13,7 +12,9 @@ import { SyncIterator, type IterationMode } from "./iterator.js";
 import { PackedOps } from "../encoding/packed-ops.js";
 import { OP_DELETE_RANGE } from "../encoding/wire.js";
 import { writePacked } from "./write-packed.js";
-import { decodeOutput, isAsciiKey, writeScratch, writeScratchAscii } from "./scratch.js";
+import { decodeOutput, reserveScratch, writeScratchAt } from "./scratch.js";
+import { packedForm, type Codec } from "../encoding/codec.js";
+import { maxWrittenBytes } from "../encoding/utf8-into.js";
 import { SnapshotImpl, snapshotId } from "./snapshot.js";
 import type {
   IteratorOptions,
@@ -38,16 +39,21 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
     return this.keyCodec.encode(key, "key");
   }
 
+  packKey(key: unknown): Uint8Array | string {
+    return packedForm(this.keyCodec, key, "key");
+  }
+
+  packValue(value: unknown): Uint8Array | string {
+    return packedForm(this.valueCodec, value, "value");
+  }
+
   /**
-   * Writes a key checked by `get`, `has` or `delete` (an ASCII `"utf8"` key as it is, else its
-   * encoded bytes) into the scratch buffer; returns its length. Call inside `call()`.
+   * Writes a key checked by `packKey` into the scratch buffer (text straight into the instance's
+   * memory); returns its length. Call inside `call()`.
    */
-  #writeKey(key: string | Uint8Array): number {
-    if (typeof key === "string") {
-      return writeScratchAscii(key);
-    }
-    writeScratch(key);
-    return key.length;
+  #writeKey(key: Uint8Array | string): number {
+    reserveScratch(maxWrittenBytes(key));
+    return writeScratchAt(0, key);
   }
 
   encodeValue(value: unknown): Uint8Array {
@@ -55,11 +61,11 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   get(key: unknown, options?: ReadOptions): unknown {
-    const k = isAsciiKey(this.keyCodec, key) ? key : this.encodeKey(key);
+    const k = this.packKey(key);
     const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
-    // The hottest call of the API: no closure, an ASCII key written straight into the
-    // instance's memory, the value decoded straight from it when its codec allows (./scratch.ts).
+    // The hottest call of the API: no closure, a text key written straight into the instance's
+    // memory, the value decoded straight from it when its codec allows (./scratch.ts).
     db.check();
     let found: number;
     try {
@@ -85,7 +91,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   has(key: unknown, options?: ReadOptions): boolean {
-    const k = isAsciiKey(this.keyCodec, key) ? key : this.encodeKey(key);
+    const k = this.packKey(key);
     const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
     db.check();
@@ -97,14 +103,17 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   put(key: unknown, value: unknown, options?: WriteOptions): void {
-    const k = this.encodeKey(key);
-    const v = this.encodeValue(value);
+    const k = this.packKey(key);
+    const v = this.packValue(value);
     const sync = options === undefined ? false : syncOption(options);
     const db = this.db;
     db.mayWrite();
     try {
-      writeScratch(k, v);
-      wasm.dbPutScratch(db.id, this.keyspaceId, k.length, v.length, sync);
+      // Text keys and values go straight into the instance's memory (no TextEncoder arrays).
+      reserveScratch(maxWrittenBytes(k) + maxWrittenBytes(v));
+      const keyLength = writeScratchAt(0, k);
+      const valueLength = writeScratchAt(keyLength, v);
+      wasm.dbPutScratch(db.id, this.keyspaceId, keyLength, valueLength, sync);
     } catch (error) {
       throw translateError(error);
     }
@@ -112,7 +121,7 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   delete(key: unknown, options?: WriteOptions): void {
-    const k = isAsciiKey(this.keyCodec, key) ? key : this.encodeKey(key);
+    const k = this.packKey(key);
     const sync = options === undefined ? false : syncOption(options);
     const db = this.db;
     db.mayWrite();
