@@ -276,6 +276,9 @@ describe("encodings", () => {
     });
     db.batch(texts.map((t, i) => ({ type: "put", key: `b${i}${t}`, value: t })));
     db.batch(texts.map((t, i) => ({ type: "put", keyspace: docs, key: `bdoc${i}`, value: { t } })));
+    const chained = db.batch();
+    texts.forEach((t, i) => chained.put(`c${i}${t}`, t).put(`cdoc${i}`, { t }, docs));
+    chained.write();
     db.close();
     const again = openSync(path);
     const docsAgain = again.keyspace("docs", { valueEncoding: "json" });
@@ -284,6 +287,8 @@ describe("encodings", () => {
       expect(again.get(`b${i}${t}`)).toBe(t);
       expect(docsAgain.get(`doc${i}`)).toEqual({ t, n: i, nested: [t] });
       expect(docsAgain.get(`bdoc${i}`)).toEqual({ t });
+      expect(again.get(`c${i}${t}`)).toBe(t);
+      expect(docsAgain.get(`cdoc${i}`)).toEqual({ t });
     });
     again.close();
     const raw = openSync(path, { keyEncoding: "binary", valueEncoding: "binary" });

@@ -21,13 +21,13 @@ export class PromiseBatch implements Batch<unknown, unknown> {
 
   put(key: unknown, value: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
     const s = storeOf(this.store, keyspace);
-    this.#ops.add(OP_PUT, s.keyspaceId, s.keyCodec.encode(key, "key"), s.valueCodec.encode(value, "value"));
+    this.#ops.add(OP_PUT, s.keyspaceId, s.packKey(key), s.packValue(value));
     return this;
   }
 
   delete(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
     const s = storeOf(this.store, keyspace);
-    this.#ops.add(OP_DELETE, s.keyspaceId, s.keyCodec.encode(key, "key"));
+    this.#ops.add(OP_DELETE, s.keyspaceId, s.packKey(key));
     return this;
   }
 

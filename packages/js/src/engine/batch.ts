@@ -26,13 +26,13 @@ export class SyncBatchImpl<K, V> implements SyncBatch<K, V> {
 
   put(key: unknown, value: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
     const s = this.#target(keyspace);
-    this.#ops.add(OP_PUT, s.keyspaceId, s.encodeKey(key), s.encodeValue(value));
+    this.#ops.add(OP_PUT, s.keyspaceId, s.packKey(key), s.packValue(value));
     return this;
   }
 
   delete(key: unknown, keyspace?: KeyspaceRef<unknown, unknown>): this {
     const s = this.#target(keyspace);
-    this.#ops.add(OP_DELETE, s.keyspaceId, s.encodeKey(key));
+    this.#ops.add(OP_DELETE, s.keyspaceId, s.packKey(key));
     return this;
   }
 
