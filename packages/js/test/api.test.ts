@@ -257,6 +257,35 @@ describe("encodings", () => {
     db.close();
   });
 
+  it.each(["caller", "own"] as const)(
+    "text keys and values sent as text by the Promise API (engine thread %s) read back as written",
+    async (engineThread) => {
+      const path = freshPath(`enc-text-promise-${engineThread}`);
+      const db = await open(path, { engineThread });
+      const docs = await db.keyspace("docs", { valueEncoding: "json" });
+      const texts = ["", "ascii", "caf\u00e9 \u{1F600}", "x".repeat(40), `${"\u4e2d".repeat(16 * 1024)}z`];
+      for (const [i, t] of texts.entries()) {
+        await db.put(t, `${i}:${t}`);
+        await docs.put(`doc${i}`, { t });
+      }
+      await Promise.all(texts.map((t, i) => db.put(`merged${i}${t}`, t))); // one turn: merged
+      for (const [i, t] of texts.entries()) {
+        expect(await db.get(t)).toBe(`${i}:${t}`);
+        expect(await db.has(t)).toBe(true);
+        expect(await db.get(`merged${i}${t}`)).toBe(t);
+        expect(await docs.get(`doc${i}`)).toEqual({ t });
+      }
+      await db.delete(texts[2]!);
+      expect(await db.has(texts[2]!)).toBe(false);
+      await db.close();
+      const raw = openSync(path, { keyEncoding: "binary", valueEncoding: "binary" });
+      expect([...(raw.get(new TextEncoder().encode(texts[3]!)) as Uint8Array)]).toEqual([
+        ...new TextEncoder().encode(`3:${texts[3]!}`),
+      ]);
+      raw.close();
+    },
+  );
+
   it("text keys and values written straight into memory or a packed batch read back as written", () => {
     const path = freshPath("enc-text");
     const db = openSync(path);

@@ -998,6 +998,10 @@ const INTERNAL_METHODS = new Set([
   "encodeValue",
   "packKey",
   "packValue",
+  "getPacked",
+  "hasPacked",
+  "putPacked",
+  "deletePacked",
   "countAll",
   "countAllInSlices",
   // Queues: what the server and batches use (not in the public types).

@@ -39,6 +39,21 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
     return ownBytes(this.valueCodec.encode(value, "value"), value);
   }
 
+  /**
+   * `key` for a single read or write request: checked text (sent as it is: strings are
+   * immutable, and the server writes them straight into the engine's memory), else its own bytes.
+   */
+  #requestKey(key: unknown): Uint8Array | string {
+    const k = packedForm(this.keyCodec, key, "key");
+    return typeof k === "string" ? k : ownBytes(k, key);
+  }
+
+  /** `value` for a single write request, as {@link #requestKey}. */
+  #requestValue(value: unknown): Uint8Array | string {
+    const v = packedForm(this.valueCodec, value, "value");
+    return typeof v === "string" ? v : ownBytes(v, value);
+  }
+
   /** `key` checked, for a packed batch (which copies it at once). */
   packKey(key: unknown): Uint8Array | string {
     return packedForm(this.keyCodec, key, "key");
@@ -55,7 +70,7 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
 
   get(key: unknown, options?: ReadOptions): Promise<unknown> {
     return settle(() => {
-      const k = this.encodeKey(key);
+      const k = this.#requestKey(key);
       const [snapshot, server] = snapshotTarget(this.transport, readSnapshot(options));
       return this.transport
         .request("get", [this.keyspaceId, k, snapshot], server)
@@ -75,7 +90,7 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
 
   has(key: unknown, options?: ReadOptions): Promise<boolean> {
     return settle(() => {
-      const k = this.encodeKey(key);
+      const k = this.#requestKey(key);
       const [snapshot, server] = snapshotTarget(this.transport, readSnapshot(options));
       return this.transport.request("has", [this.keyspaceId, k, snapshot], server);
     });
@@ -83,10 +98,10 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
 
   put(key: unknown, value: unknown, options?: WriteOptions): Promise<void> {
     return settle(() => {
-      const args: [number, Uint8Array, Uint8Array, boolean] = [
+      const args: [number, Uint8Array | string, Uint8Array | string, boolean] = [
         this.keyspaceId,
-        this.encodeKey(key),
-        this.encodeValue(value),
+        this.#requestKey(key),
+        this.#requestValue(value),
         syncOption(options),
       ];
       return this.transport.request("put", args);
@@ -95,7 +110,7 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
 
   delete(key: unknown, options?: WriteOptions): Promise<void> {
     return settle(() =>
-      this.transport.request("delete", [this.keyspaceId, this.encodeKey(key), syncOption(options)]),
+      this.transport.request("delete", [this.keyspaceId, this.#requestKey(key), syncOption(options)]),
     );
   }
 

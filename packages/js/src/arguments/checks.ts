@@ -81,7 +81,7 @@ export function option<T>(options: object, name: string, type: "boolean" | "numb
 // Strings and bytes
 
 /** Whether `text` has no lone surrogate (`String.prototype.isWellFormed` where the engine has it). */
-const isWellFormed: (text: string) => boolean =
+export const isWellFormed: (text: string) => boolean =
   typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === "function"
     ? (text) => (text as string & { isWellFormed(): boolean }).isWellFormed()
     : (text) => !/[\uD800-\uDFFF]/u.test(text);

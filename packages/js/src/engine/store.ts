@@ -61,7 +61,11 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   get(key: unknown, options?: ReadOptions): unknown {
-    const k = this.packKey(key);
+    return this.getPacked(this.packKey(key), options);
+  }
+
+  /** {@link get} of a key already checked (`packKey`, or a server's request: bytes or text). */
+  getPacked(k: Uint8Array | string, options?: ReadOptions): unknown {
     const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
     // The hottest call of the API: no closure, a text key written straight into the instance's
@@ -91,7 +95,11 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   has(key: unknown, options?: ReadOptions): boolean {
-    const k = this.packKey(key);
+    return this.hasPacked(this.packKey(key), options);
+  }
+
+  /** {@link has} of a key already checked. */
+  hasPacked(k: Uint8Array | string, options?: ReadOptions): boolean {
     const snapshot = options === undefined ? 0 : snapshotId(this.db, readSnapshot(options));
     const db = this.db;
     db.check();
@@ -104,7 +112,11 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
 
   put(key: unknown, value: unknown, options?: WriteOptions): void {
     const k = this.packKey(key);
-    const v = this.packValue(value);
+    this.putPacked(k, this.packValue(value), options);
+  }
+
+  /** {@link put} of a key and value already checked. */
+  putPacked(k: Uint8Array | string, v: Uint8Array | string, options?: WriteOptions): void {
     const sync = options === undefined ? false : syncOption(options);
     const db = this.db;
     db.mayWrite();
@@ -121,7 +133,11 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   }
 
   delete(key: unknown, options?: WriteOptions): void {
-    const k = this.packKey(key);
+    this.deletePacked(this.packKey(key), options);
+  }
+
+  /** {@link delete} of a key already checked. */
+  deletePacked(k: Uint8Array | string, options?: WriteOptions): void {
     const sync = options === undefined ? false : syncOption(options);
     const db = this.db;
     db.mayWrite();

@@ -5,6 +5,7 @@
  * @module
  */
 import { keyCodec, valueCodec } from "../../encoding/codec.js";
+import { maxWrittenBytes } from "../../encoding/utf8-into.js";
 import { invalidArgument } from "../../errors.js";
 import { SyncDatabaseImpl } from "../../engine/sync-database.js";
 import { writePackedBytes } from "../../engine/write-packed.js";
@@ -12,7 +13,7 @@ import { nextTurn } from "../../engine/maintenance.js";
 import { countInSlices } from "../../engine/store.js";
 import type { KeyEncoding, ValueEncoding } from "../../types.js";
 import { row } from "./row.js";
-import { bool, bytes, bytesList, count, range, str } from "./wire-checks.js";
+import { bool, bytes, bytesList, bytesOrText, count, range, str } from "./wire-checks.js";
 
 function keyspaceName(name: string): string {
   if (name === "") {
@@ -43,9 +44,9 @@ export const keyspaceOps = {
   }),
   /** The value of a key at a snapshot (0: the latest state). */
   get: row({
-    args: [count, bytes, count],
+    args: [count, bytesOrText, count],
     run: (x, client, ks, key, snapshot) =>
-      x.store(client, ks).get(key, x.read(client, snapshot)) as Uint8Array | undefined,
+      x.store(client, ks).getPacked(key, x.read(client, snapshot)) as Uint8Array | undefined,
   }),
   getMany: row({
     args: [count, bytesList, count],
@@ -53,22 +54,23 @@ export const keyspaceOps = {
       x.store(client, ks).getMany(keys, x.read(client, snapshot)) as (Uint8Array | undefined)[],
   }),
   has: row({
-    args: [count, bytes, count],
-    run: (x, client, ks, key, snapshot) => x.store(client, ks).has(key, x.read(client, snapshot)),
+    args: [count, bytesOrText, count],
+    run: (x, client, ks, key, snapshot) => x.store(client, ks).hasPacked(key, x.read(client, snapshot)),
   }),
+  // Keys and values of single reads and writes come as bytes or as checked text (`bytesOrText`).
   put: row({
-    args: [count, bytes, bytes, bool],
+    args: [count, bytesOrText, bytesOrText, bool],
     merges: true,
     createsFiles: true,
-    bytes: ([, key, value]) => key.length + value.length,
-    run: (x, client, ks, key, value, sync) => x.store(client, ks).put(key, value, { sync }),
+    bytes: ([, key, value]) => maxWrittenBytes(key) + maxWrittenBytes(value),
+    run: (x, client, ks, key, value, sync) => x.store(client, ks).putPacked(key, value, { sync }),
   }),
   delete: row({
-    args: [count, bytes, bool],
+    args: [count, bytesOrText, bool],
     merges: true,
     createsFiles: true,
-    bytes: ([, key]) => key.length,
-    run: (x, client, ks, key, sync) => x.store(client, ks).delete(key, { sync }),
+    bytes: ([, key]) => maxWrittenBytes(key),
+    run: (x, client, ks, key, sync) => x.store(client, ks).deletePacked(key, { sync }),
   }),
   /** Packed batch operations (`../../encoding/wire.ts`; the client's keyspace numbers), applied atomically. */
   write: row({

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { isWellFormed } from "../../arguments/checks.js";
 import { invalidArgument, type ShaleErrorCode } from "../../errors.js";
 import type { IterationMode } from "../../encoding/entry-batch.js";
 import { READ_PEEK, type ReadMode } from "../../encoding/wire.js";
@@ -36,6 +37,15 @@ export const bool: Check<boolean> = (v, what) => (typeof v === "boolean" ? v : f
 export const str: Check<string> = (v, what) => (typeof v === "string" ? v : fail(what, "a string"));
 
 export const bytes: Check<Uint8Array> = (v, what) => (v instanceof Uint8Array ? v : fail(what, "a Uint8Array"));
+
+/**
+ * A key or value as the Promise API sends it: bytes, or the UTF-8 text a text codec checked
+ * (`packedForm`), which the server writes straight into the engine's memory.
+ */
+export const bytesOrText: Check<Uint8Array | string> = (v, what) =>
+  v instanceof Uint8Array || (typeof v === "string" && isWellFormed(v))
+    ? v
+    : fail(what, "a Uint8Array or well-formed text");
 
 export const floats: Check<Float64Array> = (v, what) =>
   v instanceof Float64Array ? v : fail(what, "a Float64Array");
