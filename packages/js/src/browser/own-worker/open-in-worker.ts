@@ -19,7 +19,6 @@ import { Owner } from "../worker/owner.js";
 import { SYNC_SLOTS } from "../worker/slot-reserve.js";
 import { WorkerDatabaseImpl, type WorkerDatabase } from "./worker-database.js";
 
-
 /**
  * Opens (creating it unless `createIfMissing: false`) database `name` of this origin with the
  * synchronous API, in the calling dedicated worker, which then owns it: the same database that
