@@ -44,13 +44,13 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
    * immutable, and the server writes them straight into the engine's memory), else its own bytes.
    */
   #requestKey(key: unknown): Uint8Array | string {
-    const k = packedForm(this.keyCodec, key, "key");
+    const k = this.packKey(key);
     return typeof k === "string" ? k : ownBytes(k, key);
   }
 
   /** `value` for a single write request, as {@link #requestKey}. */
   #requestValue(value: unknown): Uint8Array | string {
-    const v = packedForm(this.valueCodec, value, "value");
+    const v = this.packValue(value);
     return typeof v === "string" ? v : ownBytes(v, value);
   }
 
