@@ -30,6 +30,8 @@ mod jobs;
 mod js_storage;
 #[cfg(target_arch = "wasm32")]
 mod keyspace_metadata;
+#[cfg(target_arch = "wasm32")]
+mod memory_growth;
 #[cfg(all(target_arch = "wasm32", feature = "full"))]
 mod queues;
 mod recordio;
