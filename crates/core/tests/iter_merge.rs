@@ -160,6 +160,38 @@ mod iter_merge {
         }
     }
 
+    /// Going forward, a step that leaves the current source at or before the runner-up keeps
+    /// it current without a scan: long runs from one source, a run ending where another's
+    /// begins (the same key, older and newer versions), and direction changes inside runs.
+    #[test]
+    fn runs_of_one_source_and_ties_where_runs_meet_come_out_in_order() {
+        let mut seq = 100u64;
+        let mut run = |keys: std::ops::Range<u8>| -> Vec<Entry> {
+            keys.map(|k| {
+                seq -= 1;
+                entry(&key(k), seq, ValueKind::Value, b"v")
+            })
+            .collect()
+        };
+        // Source 0: a..f, source 1: f..k (f in both, other versions), source 2: a run after
+        // both, source 3: empty.
+        let srcs = vec![run(0..6), run(5..11), run(11..16), Vec::new()];
+        let all = model(&srcs);
+        let mut merged = MergingIterator::new(srcs.iter().cloned().map(boxed).collect());
+        let mut ops = vec![Op::First];
+        ops.extend(std::iter::repeat_n(Op::Next, 8));
+        ops.extend([Op::Prev, Op::Prev, Op::Prev]);
+        ops.extend(std::iter::repeat_n(Op::Next, all.len()));
+        ops.extend([
+            Op::Seek(5, 0),
+            Op::Next,
+            Op::Next,
+            Op::SeekForPrev(12, 50),
+            Op::Next,
+        ]);
+        check_ops(&mut merged, &all, &ops);
+    }
+
     #[test]
     fn identical_entries_in_two_sources_do_not_panic_and_the_earlier_source_wins() {
         let newer = vec![put("a", 5, "new"), put("b", 3, "new")];

@@ -7,10 +7,13 @@
 //! and last going backward — either way it is the one a reader that keeps the newest version
 //! of a key settles on. Nothing panics.
 //!
-//! Cost: the current child is found by a linear scan over the children, so a step costs
-//! O(n) key comparisons for n children. n is small in an LSM (memtables + L0 files + one cursor
-//! per deeper level, typically under 20), where a scan over a contiguous array beats a heap's
-//! pointer chasing; revisit with a loser tree if L0 grows large.
+//! Cost: the current child is found by a linear scan over the children, O(n) key comparisons
+//! for n children. n is small in an LSM (memtables + L0 files + one cursor per table of deeper
+//! levels, typically under 20), where a scan over a contiguous array beats a heap's pointer
+//! chasing. Going forward, the scan also finds the runner-up (the smallest other child); as
+//! only the current child moves between scans, a step that leaves it at or before the
+//! runner-up keeps it current after one comparison, with no scan: the common case of a run of
+//! entries from one source (a table's key range, one table of a level after another).
 //!
 //! Direction switching follows LevelDB's `MergingIterator`: while moving forward every child
 //! is positioned at its first entry after the current one; while moving backward, at its last
@@ -30,11 +33,24 @@ enum Direction {
     Reverse,
 }
 
+/// Going forward: the smallest valid child other than the current one, as the last scan
+/// found it (the other children have not moved since).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunnerUp {
+    /// Not known: the next step scans every child.
+    Unknown,
+    /// No other child is valid.
+    NoOther,
+    /// This child (ties with it are settled by index, as in the scan).
+    Child(usize),
+}
+
 /// A merge of child cursors, itself an [`InternalIterator`].
 pub struct MergingIterator<'a> {
     children: Vec<BoxedInternalIterator<'a>>,
     /// Index of the child holding the current entry, `None` when invalid.
     current: Option<usize>,
+    runner_up: RunnerUp,
     direction: Direction,
 }
 
@@ -54,6 +70,7 @@ impl<'a> MergingIterator<'a> {
         MergingIterator {
             children,
             current: None,
+            runner_up: RunnerUp::Unknown,
             direction: Direction::Forward,
         }
     }
@@ -72,27 +89,60 @@ impl<'a> MergingIterator<'a> {
     fn guard(&mut self, r: Result<()>) -> Result<()> {
         if r.is_err() {
             self.current = None;
+            self.runner_up = RunnerUp::Unknown;
         }
         r
     }
 
-    /// Makes the smallest valid child current (ties: the lowest index, the newest source).
-    /// Each child's key and sequence number are read once (calls through `dyn`, not free in
-    /// WebAssembly); the best so far is kept by value.
+    /// Makes the smallest valid child current (ties: the lowest index, the newest source), and
+    /// records the runner-up, the smallest of the others (same ties). Each child's key and
+    /// sequence number are read once (calls through `dyn`, not free in WebAssembly); the best
+    /// two so far are kept by value.
     fn find_smallest(&mut self) {
         let mut best: Option<(usize, &[u8], u64)> = None;
+        let mut second: Option<(usize, &[u8], u64)> = None;
         for (i, c) in self.children.iter().enumerate() {
             if !c.valid() {
                 continue;
             }
             let (key, seq) = (c.key(), c.seq());
-            match best {
-                // Equal (key, seq): the earlier child wins.
-                Some((_, bk, bs)) if compare_internal(bk, bs, key, seq) != Ordering::Greater => {}
-                _ => best = Some((i, key, seq)),
+            // Equal (key, seq): the earlier child wins.
+            let beats = |held: Option<(usize, &[u8], u64)>| {
+                held.is_none_or(|(_, k, s)| compare_internal(k, s, key, seq) == Ordering::Greater)
+            };
+            if beats(best) {
+                second = best;
+                best = Some((i, key, seq));
+            } else if beats(second) {
+                second = Some((i, key, seq));
             }
         }
         self.current = best.map(|(i, _, _)| i);
+        self.runner_up = match second {
+            Some((i, _, _)) => RunnerUp::Child(i),
+            None => RunnerUp::NoOther,
+        };
+    }
+
+    /// After the current child `cur` stepped forward: whether it is still the smallest, told
+    /// by the runner-up alone (`false`: unknown, scan).
+    fn still_smallest(&self, cur: usize) -> bool {
+        let Some(c) = self.children.get(cur).filter(|c| c.valid()) else {
+            return false;
+        };
+        match self.runner_up {
+            RunnerUp::Unknown => false,
+            RunnerUp::NoOther => true,
+            RunnerUp::Child(r) => {
+                self.children.get(r).is_some_and(|other| {
+                    match compare_internal(c.key(), c.seq(), other.key(), other.seq()) {
+                        Ordering::Less => true,
+                        Ordering::Equal => cur < r,
+                        Ordering::Greater => false,
+                    }
+                })
+            }
+        }
     }
 
     /// Makes the largest valid child current (ties: the highest index), reading each child's
@@ -111,6 +161,7 @@ impl<'a> MergingIterator<'a> {
             }
         }
         self.current = best.map(|(i, _, _)| i);
+        self.runner_up = RunnerUp::Unknown;
     }
 
     fn seek_to_first_inner(&mut self) -> Result<()> {
@@ -170,11 +221,15 @@ impl<'a> MergingIterator<'a> {
                 }
             }
             self.direction = Direction::Forward;
+            // The others moved: the step below scans them all.
+            self.runner_up = RunnerUp::Unknown;
         }
         if let Some(c) = self.children.get_mut(cur) {
             c.next()?;
         }
-        self.find_smallest();
+        if !self.still_smallest(cur) {
+            self.find_smallest();
+        }
         Ok(())
     }
 
