@@ -1,7 +1,7 @@
 // WebAssembly memory grows ahead of need (crates/wasm/src/memory_growth.rs): once JavaScript sees
 // the memory has grown, the instance keeps an eighth of it (at least 1 MiB) free, so that the
-// allocations after a growth do not grow it again page by page (in V8, each growth past 32 MiB
-// costs a minor GC at the next ArrayBuffer allocation).
+// allocations after a growth do not grow it again page by page (in Node 20, each growth past
+// about 32 MiB cost a minor GC at the next ArrayBuffer allocation).
 import { describe, expect, it } from "vitest";
 
 import "../src/node.js"; // registers the module's loader (for the src modules)

@@ -58,8 +58,8 @@ export function forgetMemory(): void {
 /**
  * A view of the whole memory. When the memory grows, its old buffer is detached (its length
  * becomes 0): only then is the view renewed, after the instance reserved room ahead so that it
- * grows again only after an eighth more (`crates/wasm/src/memory_growth.rs`: each growth costs
- * a minor GC in V8 once the memory passes 32 MiB).
+ * grows again only after an eighth more (`crates/wasm/src/memory_growth.rs`: in Node 20, each
+ * growth past about 32 MiB cost a minor GC).
  */
 export function memoryBytes(): Uint8Array {
   if (view.byteLength === 0 && memory !== undefined) {
