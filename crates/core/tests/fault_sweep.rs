@@ -181,6 +181,22 @@ fn scenarios() -> Vec<Scenario> {
             faults_in_dest: false,
         },
         Scenario {
+            name: "sync-log job (creation, runner, install, the switch that starts its log)",
+            setup: |c| {
+                c.open();
+                c.write(0, 40, 0, 700);
+            },
+            run: |c| {
+                if let Ok(Some(job)) = c.db().next_log_job() {
+                    c.job = Some(job);
+                    c.run_job();
+                }
+                let _ = c.db().seal_memtable();
+                c.write(40, 60, 1, 700);
+            },
+            faults_in_dest: false,
+        },
+        Scenario {
             name: "compaction job (runner and install)",
             setup: |c| {
                 c.open();

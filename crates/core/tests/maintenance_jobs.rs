@@ -76,6 +76,7 @@ fn run_all_jobs(dir: &std::path::Path, db: &Db) -> (usize, usize) {
         match job.work {
             JobWork::Flush(_) => flushes += 1,
             JobWork::Compaction(_) => compactions += 1,
+            JobWork::SyncLog(_) => {}
         }
         assert!(db.install_job(&run_remote(dir, &job)).unwrap());
     }
@@ -268,4 +269,124 @@ fn a_compaction_left_between_steps_here_does_not_stop_compaction_jobs() {
     assert!(db.stats().level_files[0] < 2, "{:?}", db.stats());
     assert_eq!(orphans(dir.path(), &db), 0);
     assert_eq!(scan(&db), model);
+}
+
+/// Log files in `dir`, by number.
+fn logs(dir: &std::path::Path) -> Vec<u64> {
+    let mut numbers: Vec<u64> = runner(dir)
+        .list()
+        .unwrap()
+        .iter()
+        .filter_map(|n| match parse_file_name(n) {
+            Some(FileKind::Wal(number)) => Some(number),
+            _ => None,
+        })
+        .collect();
+    numbers.sort_unstable();
+    numbers
+}
+
+fn sync_log_number(job: &MaintenanceJob) -> u64 {
+    match &job.work {
+        JobWork::SyncLog(work) => work.wal,
+        other => panic!("not a sync-log job: {other:?}"),
+    }
+}
+
+#[test]
+fn a_log_made_durable_by_a_sync_log_job_is_started_by_the_next_switch_which_creates_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    put_range(&db, &mut model, 0, 50, 0);
+    let job = db.next_log_job().unwrap().unwrap();
+    let wal = sync_log_number(&job);
+    assert_eq!(job.id, wal);
+    assert!(job.outputs.is_empty());
+    // Created here, before the job runs; one job at a time.
+    assert!(logs(dir.path()).contains(&wal));
+    assert!(db.next_log_job().unwrap().is_none());
+    assert!(db.install_job(&run_remote(dir.path(), &job)).unwrap());
+    // A log is ready: none is due until a switch takes it.
+    assert!(db.next_log_job().unwrap().is_none());
+    let before = logs(dir.path());
+    db.seal_memtable().unwrap();
+    assert!(
+        logs(dir.path()).iter().all(|n| before.contains(n)),
+        "the switch created a log: {before:?} -> {:?}",
+        logs(dir.path())
+    );
+    // The writes after the switch go to the prepared log: reopened, they are all there.
+    put_range(&db, &mut model, 50, 120, 1);
+    drop(db);
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(scan(&db), model);
+    // A new log is due again, with a number above the one in use.
+    let next = db.next_log_job().unwrap().unwrap();
+    assert!(sync_log_number(&next) > wal);
+}
+
+#[test]
+fn a_sync_log_job_installed_after_a_switch_of_the_database_own_is_refused_and_its_log_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    let mut model = BTreeMap::new();
+    put_range(&db, &mut model, 0, 50, 0);
+    let job = db.next_log_job().unwrap().unwrap();
+    let wal = sync_log_number(&job);
+    // The switch comes first and creates a log of its own, numbered above the prepared one.
+    db.seal_memtable().unwrap();
+    let output = run_remote(dir.path(), &job);
+    assert!(!db.install_job(&output).unwrap());
+    assert!(!logs(dir.path()).contains(&wal));
+    put_range(&db, &mut model, 50, 120, 1);
+    db.close().unwrap();
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(scan(&db), model);
+}
+
+#[test]
+fn sync_log_jobs_abandoned_out_at_a_close_or_at_a_crash_leave_no_log_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut model = BTreeMap::new();
+    let db = Db::open(dir.path(), options()).unwrap();
+    put_range(&db, &mut model, 0, 50, 0);
+    // Abandoned: deleted at once, and a new one is due.
+    let job = db.next_log_job().unwrap().unwrap();
+    assert!(db.abandon_job(job.id).unwrap());
+    assert!(!logs(dir.path()).contains(&sync_log_number(&job)));
+    // Out at a close: deleted by the close; its late install is not out.
+    let job = db.next_log_job().unwrap().unwrap();
+    let output = run_remote(dir.path(), &job);
+    db.close().unwrap();
+    assert!(!logs(dir.path()).contains(&sync_log_number(&job)));
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert!(matches!(
+        db.install_job(&output),
+        Err(Error::InvalidArgument(_))
+    ));
+    // Out at a crash (the directory copied as it is while the job is out), torn to a few
+    // bytes: the next open ignores it and deletes it.
+    put_range(&db, &mut model, 50, 120, 1);
+    let job = db.next_log_job().unwrap().unwrap();
+    let wal = sync_log_number(&job);
+    let crashed = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.file_name().is_some_and(|n| n != "LOCK") {
+            std::fs::copy(&path, crashed.path().join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let torn = runner(crashed.path())
+        .open(
+            &shaledb::file_names::wal_file_name(wal),
+            shaledb::storage::OpenMode::ReadWrite,
+        )
+        .unwrap();
+    torn.truncate(5).unwrap();
+    drop(torn);
+    let reopened = Db::open(crashed.path(), options()).unwrap();
+    assert_eq!(scan(&reopened), model);
+    assert!(!logs(crashed.path()).contains(&wal));
+    drop(db);
 }

@@ -28,6 +28,15 @@ pub fn db_next_job(db: u32) -> JsResult<Option<Vec<u8>>> {
     }))
 }
 
+/// A job that makes the next write-ahead log durable, encoded; `undefined` if none is due
+/// ([`shaledb::Db::next_log_job`]: the log is created now, the job syncs it elsewhere).
+#[wasm_bindgen(js_name = dbNextLogJob)]
+pub fn db_next_log_job(db: u32) -> JsResult<Option<Vec<u8>>> {
+    js_result(with_db(db, |entry| {
+        Ok(entry.db.next_log_job()?.map(|job| job.encode()))
+    }))
+}
+
 /// Installs an encoded job output; whether it was installed (`false`: refused, its inputs
 /// changed) ([`shaledb::Db::install_job`]).
 #[wasm_bindgen(js_name = dbInstallJob)]

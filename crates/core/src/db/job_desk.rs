@@ -12,10 +12,11 @@ use crate::compaction::CompactionPlan;
 use crate::db::core::DbInner;
 use crate::db::maintenance::{Claim, IssuedJob, MaintenanceGuard};
 use crate::file_names::table_file_name;
-use crate::jobs::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
+use crate::jobs::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork};
 use crate::storage::OpenMode;
 use crate::version::edit::VersionEdit;
 use crate::version::FileMeta;
+use crate::write::wal::PreparedLog;
 use crate::{Error, Result};
 
 /// File numbers reserved at once for jobs (one manifest edit persists them).
@@ -110,6 +111,76 @@ impl DbInner {
         }
     }
 
+    /// A job that makes the next write-ahead log durable, if none is ready or out: the log is
+    /// created here (its file header written, nothing synced: an open and a write), the job
+    /// syncs it and its directory entry elsewhere, and its install hands it to the next memtable
+    /// switch, which then creates no file and waits for no sync. The log's number is taken
+    /// now, above every log in use; a switch before the install makes it unusable (refused at
+    /// install, deleted). Its id is the log's number; it reserves no output. `None` also when
+    /// the log cannot be created (the switch then creates one itself, as without jobs).
+    pub(crate) fn next_log_job(&self) -> Result<Option<MaintenanceJob>> {
+        self.options.check_not_read_only()?;
+        self.health.check_writable()?;
+        let mut work = self.maintenance.lock();
+        if work.log_issued() {
+            return Ok(None);
+        }
+        let Some(switches) = self.next_log.due() else {
+            return Ok(None);
+        };
+        let number = self.versions.lock().new_file_number();
+        let reserve = self.options.memtable_size as u64;
+        let created = PreparedLog::create_unsynced(
+            &*self.storage,
+            number,
+            self.options.wal_options(),
+            reserve,
+        );
+        let log = match created {
+            Ok(log) => log,
+            // Not ours to delete (a number is never handed out twice: not expected).
+            Err(Error::AlreadyExists { .. }) => return Ok(None),
+            Err(_) => {
+                // Whatever the failed creation left goes (else the next open removes it).
+                let _ = self
+                    .storage
+                    .remove(&crate::file_names::wal_file_name(number));
+                return Ok(None);
+            }
+        };
+        work.issue(IssuedJob {
+            id: number,
+            claim: Claim::SyncLog(Box::new(log), switches),
+            outputs: Vec::new(),
+        });
+        Ok(Some(MaintenanceJob {
+            id: number,
+            work: JobWork::SyncLog(SyncLogWork { wal: number }),
+            table: self.maintenance.table_options().clone(),
+            outputs: Vec::new(),
+        }))
+    }
+
+    /// Installs sync-log job output `output` of `log` (created when `switches` switches were
+    /// counted): the log is kept for the next switch (`Ok(true)`), or deleted when a switch
+    /// came first (`Ok(false)`). An output naming tables is `InvalidArgument` (the log goes).
+    fn install_log(&self, log: PreparedLog, switches: u64, output: &JobOutput) -> Result<bool> {
+        if !output.tables.is_empty() {
+            let _ = log.discard(&*self.storage);
+            return Err(Error::InvalidArgument(format!(
+                "sync-log job {} names tables",
+                output.id
+            )));
+        }
+        match self.next_log.offer(switches, log) {
+            None => Ok(true),
+            Some(refused) => {
+                let _ = refused.discard(&*self.storage);
+                Ok(false)
+            }
+        }
+    }
+
     /// `count` file numbers for a job, from the reserved block, reserving (and persisting) a
     /// new block first when it has too few.
     fn reserve(&self, work: &mut MaintenanceGuard<'_>, count: u64) -> Result<Vec<u64>> {
@@ -134,6 +205,10 @@ impl DbInner {
         self.health.check_writable()?;
         let mut work = self.maintenance.lock();
         let installed = match work.take_issued(output.id) {
+            Some(IssuedJob {
+                claim: Claim::SyncLog(log, switches),
+                ..
+            }) => return self.install_log(*log, switches, output),
             Some(issued) => self.install_issued(&issued, output),
             None => Err(Error::InvalidArgument(format!(
                 "maintenance job {} is not out (installed, abandoned, or of another open)",
@@ -220,6 +295,8 @@ impl DbInner {
                     Err(e) => Err(e),
                 }
             }
+            // Installed by `install_log`, before tables are looked at.
+            Claim::SyncLog(..) => Ok(false),
         }
     }
 
@@ -228,8 +305,13 @@ impl DbInner {
     pub(crate) fn abandon_job(&self, id: u64) -> Result<bool> {
         self.options.check_not_read_only()?;
         let mut work = self.maintenance.lock();
-        if work.take_issued(id).is_none() {
+        let Some(issued) = work.take_issued(id) else {
             return Ok(false);
+        };
+        if let Claim::SyncLog(log, _) = issued.claim {
+            // Never durable, never named by a sealed log: it just goes.
+            let _ = (*log).discard(&*self.storage);
+            return Ok(true);
         }
         if self.health.check_writable().is_ok() {
             self.health

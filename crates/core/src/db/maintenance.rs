@@ -15,6 +15,7 @@ use crate::db::options::Options;
 use crate::memtable::MemTable;
 use crate::sstable::TableOptions;
 use crate::version::Version;
+use crate::write::wal::PreparedLog;
 
 /// What maintenance keeps between steps.
 #[derive(Debug)]
@@ -58,6 +59,9 @@ pub(crate) enum Claim {
     Flush(Arc<MemTable>),
     /// The plan's input tables, and whether the job may drop tombstones.
     Compaction(CompactionPlan, bool),
+    /// The next log, created here and not yet durable, and the memtable switches counted
+    /// when it was created (a switch since then makes it unusable: [`crate::db::next_log`]).
+    SyncLog(Box<PreparedLog>, u64),
 }
 
 impl Maintenance {
@@ -202,6 +206,28 @@ impl MaintenanceGuard<'_> {
             .issued
             .iter()
             .any(|j| matches!(j.claim, Claim::Flush(_)))
+    }
+
+    /// Whether an issued job syncs the next log.
+    pub(crate) fn log_issued(&self) -> bool {
+        self.0
+            .issued
+            .iter()
+            .any(|j| matches!(j.claim, Claim::SyncLog(..)))
+    }
+
+    /// Takes back every issued sync-log job (a close), returning their logs.
+    pub(crate) fn take_log_jobs(&mut self) -> Vec<PreparedLog> {
+        let (logs, others): (Vec<IssuedJob>, Vec<IssuedJob>) = std::mem::take(&mut self.0.issued)
+            .into_iter()
+            .partition(|j| matches!(j.claim, Claim::SyncLog(..)));
+        self.0.issued = others;
+        logs.into_iter()
+            .filter_map(|j| match j.claim {
+                Claim::SyncLog(log, _) => Some(*log),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Whether an issued job compacts.

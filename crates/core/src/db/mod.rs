@@ -291,6 +291,17 @@ impl Db {
         self.inner.next_job()
     }
 
+    /// Hands out a job that makes the next write-ahead log durable, if none is ready or out
+    /// ([`crate::jobs::SyncLogWork`]): the log file is created now (no sync), the job syncs it
+    /// and its directory entry wherever it runs, and once [`Db::install_job`] took its output
+    /// the next memtable switch starts that log without creating a file or waiting for a sync.
+    /// A switch before the install makes it unusable (it is then deleted). For a database whose
+    /// thread must not wait on the disk (a JavaScript event loop); with a background thread,
+    /// that thread prepares the next log itself. Run, install and abandon it like any job.
+    pub fn next_log_job(&self) -> Result<Option<crate::jobs::MaintenanceJob>> {
+        self.inner.next_log_job()
+    }
+
     /// Installs `output` of a job from [`Db::next_job`] with one manifest edit: `Ok(true)`;
     /// `Ok(false)` when the job's inputs changed meanwhile (its tables are deleted and its
     /// work handed out again). Errors: [`crate::Error::InvalidArgument`] for a job that is not

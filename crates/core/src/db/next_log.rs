@@ -12,7 +12,8 @@ pub(crate) struct NextLog {
     tails: Mutex<Vec<SealedTail>>,
 }
 
-/// Only a background thread prepares logs (none in WebAssembly). A prepared log must be
+/// A background thread prepares logs, or a sync-log job makes one durable (`job_desk.rs`;
+/// WebAssembly has no background thread). A prepared log must be
 /// numbered above every log in use: one prepared while a switch created
 /// a log of its own is refused (the switches counted tell).
 #[derive(Debug, Default)]
@@ -49,7 +50,6 @@ impl NextLog {
 
     /// `None` if a prepared log is ready; else the switches counted so far, which
     /// [`NextLog::offer`] checks (read it before taking the new log's number).
-    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn due(&self) -> Option<u64> {
         let slot = lock(&self.slot);
         slot.prepared.is_none().then_some(slot.switches)
@@ -57,7 +57,6 @@ impl NextLog {
 
     /// Keeps `log`, prepared after [`NextLog::due`] returned `switches`, unless a switch came
     /// in between (its log may be numbered above `log`) or a log is ready: then returns it.
-    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn offer(&self, switches: u64, log: PreparedLog) -> Option<PreparedLog> {
         let mut slot = lock(&self.slot);
         if slot.switches != switches || slot.prepared.is_some() {

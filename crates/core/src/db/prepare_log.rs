@@ -46,10 +46,14 @@ impl DbInner {
         }
     }
 
-    /// At close: deletes the prepared log, if any, and cuts the tails waiting.
+    /// At close: deletes the prepared log, if any, and those of sync-log jobs still out (their
+    /// late installs are then refused as not out), and cuts the tails waiting.
     pub(crate) fn discard_next_log(&self) {
         if let Some(prepared) = self.next_log.take_unused() {
             let _ = prepared.discard(&*self.storage);
+        }
+        for log in self.maintenance.lock().take_log_jobs() {
+            let _ = log.discard(&*self.storage);
         }
         self.next_log.cut_tails();
     }

@@ -2,7 +2,9 @@
 //! jobs"): uvarints, tables as the manifest's "file added" fields. Decoding is total: malformed
 //! bytes are [`Error::InvalidArgument`], never a panic.
 
-use crate::jobs::spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
+use crate::jobs::spec::{
+    CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork,
+};
 use crate::recordio::format::{go_code, go_compression};
 use crate::sstable::TableOptions;
 use crate::varint::{get_uvarint, put_uvarint_vec};
@@ -16,6 +18,7 @@ const JOB_FORMAT: u64 = 1;
 const OUTPUT_FORMAT: u64 = 1;
 const WORK_FLUSH: u64 = 1;
 const WORK_COMPACTION: u64 = 2;
+const WORK_SYNC_LOG: u64 = 3;
 /// Largest block size, restart interval or list a job may name (bounds what a decoder
 /// allocates on bad input).
 const MAX_FIELD: u64 = 1 << 30;
@@ -53,6 +56,10 @@ impl MaintenanceJob {
                 }
                 put_tables(&mut out, c.level, &c.inputs);
                 put_tables(&mut out, c.level + 1, &c.next_inputs);
+            }
+            JobWork::SyncLog(s) => {
+                put(&mut out, WORK_SYNC_LOG);
+                put(&mut out, s.wal);
             }
         }
         out
@@ -112,6 +119,9 @@ impl MaintenanceJob {
                     target_file_size,
                 })
             }
+            WORK_SYNC_LOG => JobWork::SyncLog(SyncLogWork {
+                wal: d.uvarint("log number")?,
+            }),
             other => return Err(d.err(format!("unknown work {other}"))),
         };
         d.end()?;
@@ -265,8 +275,14 @@ mod tests {
                     bottommost: true,
                     target_file_size: 64 << 20,
                 }),
-                table: table_options,
+                table: table_options.clone(),
                 outputs: (100..108).collect(),
+            },
+            MaintenanceJob {
+                id: 77,
+                work: JobWork::SyncLog(SyncLogWork { wal: 77 }),
+                table: table_options,
+                outputs: Vec::new(),
             },
         ]
     }

@@ -18,4 +18,4 @@ mod run;
 mod spec;
 
 pub use run::run_job;
-pub use spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
+pub use spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork};

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use crate::compaction::output::OutputTable;
 use crate::compaction::{CompactionJob, CompactionOptions, CompactionPlan, StepOutcome};
-use crate::file_names::table_file_name;
-use crate::jobs::spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob};
+use crate::file_names::{table_file_name, wal_file_name};
+use crate::jobs::spec::{
+    CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork,
+};
 use crate::key::{compare_internal, ValueKind};
 use crate::sstable::{TableOptions, TableReadOptions, TableReader};
 use crate::storage::{OpenMode, Storage};
@@ -39,6 +41,10 @@ pub fn run_job(storage: Arc<dyn Storage>, job: &MaintenanceJob) -> Result<JobOut
             .into_iter()
             .collect(),
         JobWork::Compaction(work) => compact(storage.clone(), work, table, &mut next_number)?,
+        JobWork::SyncLog(work) => {
+            sync_log(&*storage, work)?;
+            Vec::new()
+        }
     };
     if !tables.is_empty() {
         // The tables are synced; their entries must be durable before an edit names them.
@@ -50,6 +56,16 @@ pub fn run_job(storage: Arc<dyn Storage>, job: &MaintenanceJob) -> Result<JobOut
 /// Replays sealed log `work.wal` and writes its entries, sorted in internal order (as the
 /// frozen memtable held them: key ascending, newest first), to one level-0 table. The entries
 /// point into the replayed batches: no per-entry allocation, no skiplist.
+/// Syncs log `work.wal` (which must exist: the database created it) and the directory entry
+/// naming it. Through a handle of its own: a sync makes the file's data durable whichever handle
+/// wrote it.
+fn sync_log(storage: &dyn Storage, work: &SyncLogWork) -> Result<()> {
+    storage
+        .open(&wal_file_name(work.wal), OpenMode::ReadWrite)?
+        .sync()?;
+    storage.sync_dir()
+}
+
 fn flush(
     storage: &dyn Storage,
     work: &FlushWork,

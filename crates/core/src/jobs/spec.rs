@@ -25,6 +25,17 @@ pub enum JobWork {
     Flush(FlushWork),
     /// Input tables into output tables one level down.
     Compaction(CompactionWork),
+    /// Make the next write-ahead log, created by the database, durable: its file and its
+    /// directory entry synced (the file work of a memtable switch, off the database's thread).
+    SyncLog(SyncLogWork),
+}
+
+/// The sync of log `wal`, which the database created (holding only its file header) for its
+/// next memtable switch; the runner creates no file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncLogWork {
+    /// The log's file number.
+    pub wal: u64,
 }
 
 /// A flush: every write of log `wal` (a sealed log) into one level-0 table.

@@ -4,7 +4,10 @@
  * runs it off this thread (Node: a maintenance worker with its own WebAssembly instance over the
  * same directory, `../node/maintenance-runner.ts`), and the output is installed here with one
  * manifest edit between requests. This thread then never writes a table or waits for a table's
- * fsync; a write that finds too many memtables waiting still flushes one itself (the core).
+ * fsync; a write that finds too many memtables waiting still flushes one itself (the core). The
+ * next write-ahead log is made ahead the same way: created here, synced (with its directory
+ * entry) by the runner, so that a memtable switch here waits for no sync — unless it comes
+ * before that job's install, and then creates and syncs a log itself, as without jobs.
  *
  * A job that fails is taken back (its files are orphans, removed by the database) and handed out
  * again: a job can fail because this thread overtook it (a writer that found too many memtables
@@ -32,6 +35,11 @@ export interface JobRunner {
 export interface JobDatabase {
   /** The next job due, encoded; `undefined` if none. */
   nextJob(): Uint8Array | undefined;
+  /**
+   * A job that makes the next write-ahead log durable (created here, synced by the runner), so
+   * that the next memtable switch waits for no sync here; `undefined` if none is due.
+   */
+  nextLogJob(): Uint8Array | undefined;
   /** Installs an output (`false`: refused, its inputs changed meanwhile). */
   installJob(output: Uint8Array): boolean;
   /** Takes back encoded job `job`, whose runner failed. */
@@ -113,6 +121,20 @@ export class JobScheduler {
 
   #poll(): void {
     this.#unpolled = 0;
+    if (this.#stopped || this.#failed) {
+      return;
+    }
+    let log: Uint8Array | undefined;
+    try {
+      log = this.#db.nextLogJob();
+    } catch {
+      // The database is poisoned or closed: the next request reports it.
+      return;
+    }
+    // First: it is short (two syncs), and the next switch needs it.
+    if (log !== undefined) {
+      this.#dispatch(log);
+    }
     while (!this.#stopped && !this.#failed) {
       let job: Uint8Array | undefined;
       try {

@@ -407,6 +407,7 @@ export function jobDatabase(db: SyncDatabaseImpl): JobDatabase {
   const handle = db.db;
   return {
     nextJob: () => handle.write(() => wasm.dbNextJob(handle.id)),
+    nextLogJob: () => handle.write(() => wasm.dbNextLogJob(handle.id)),
     installJob: (output) => handle.write(() => wasm.dbInstallJob(handle.id, output)),
     abandonJob: (job) => {
       handle.call(() => wasm.dbAbandonJob(handle.id, job));

@@ -37,13 +37,26 @@ impl PreparedLog {
         options: WalOptions,
         reserve: u64,
     ) -> Result<PreparedLog> {
+        let prepared = PreparedLog::create_unsynced(storage, number, options, reserve)?;
+        prepared.log.sync()?;
+        storage.sync_dir()?;
+        Ok(prepared)
+    }
+
+    /// [`PreparedLog::create`] without its syncs: the file and its directory entry are not
+    /// durable yet. It may take a switch only once they are (a sync-log job,
+    /// [`crate::jobs::SyncLogWork`], makes them so elsewhere).
+    pub fn create_unsynced(
+        storage: &dyn Storage,
+        number: u64,
+        options: WalOptions,
+        reserve: u64,
+    ) -> Result<PreparedLog> {
         let file = storage.open(&wal_file_name(number), OpenMode::CreateNew)?;
         let log = Arc::new(LogFile::new(file, options.preallocation));
         let mut writer = record_writer(&log, &options)?;
         writer.flush()?;
         log.reserve(reserve);
-        log.sync()?;
-        storage.sync_dir()?;
         Ok(PreparedLog {
             number,
             log,
