@@ -293,14 +293,27 @@ fn sync_log_number(job: &MaintenanceJob) -> u64 {
     }
 }
 
-#[test]
-fn a_log_made_durable_by_a_sync_log_job_is_started_by_the_next_switch_which_creates_no_file() {
+/// A database in a fresh directory holding 50 writes, and the sync-log job it hands out first
+/// (and the log's number).
+fn with_log_job() -> (
+    tempfile::TempDir,
+    Db,
+    BTreeMap<Vec<u8>, Vec<u8>>,
+    MaintenanceJob,
+    u64,
+) {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(dir.path(), options()).unwrap();
     let mut model = BTreeMap::new();
     put_range(&db, &mut model, 0, 50, 0);
     let job = db.next_log_job().unwrap().unwrap();
     let wal = sync_log_number(&job);
+    (dir, db, model, job, wal)
+}
+
+#[test]
+fn a_log_made_durable_by_a_sync_log_job_is_started_by_the_next_switch_which_creates_no_file() {
+    let (dir, db, mut model, job, wal) = with_log_job();
     assert_eq!(job.id, wal);
     assert!(job.outputs.is_empty());
     // Created here, before the job runs; one job at a time.
@@ -328,12 +341,7 @@ fn a_log_made_durable_by_a_sync_log_job_is_started_by_the_next_switch_which_crea
 
 #[test]
 fn a_sync_log_job_installed_after_a_switch_of_the_database_own_is_refused_and_its_log_deleted() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::open(dir.path(), options()).unwrap();
-    let mut model = BTreeMap::new();
-    put_range(&db, &mut model, 0, 50, 0);
-    let job = db.next_log_job().unwrap().unwrap();
-    let wal = sync_log_number(&job);
+    let (dir, db, mut model, job, wal) = with_log_job();
     // The switch comes first and creates a log of its own, numbered above the prepared one.
     db.seal_memtable().unwrap();
     let output = run_remote(dir.path(), &job);
@@ -347,14 +355,10 @@ fn a_sync_log_job_installed_after_a_switch_of_the_database_own_is_refused_and_it
 
 #[test]
 fn sync_log_jobs_abandoned_out_at_a_close_or_at_a_crash_leave_no_log_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut model = BTreeMap::new();
-    let db = Db::open(dir.path(), options()).unwrap();
-    put_range(&db, &mut model, 0, 50, 0);
+    let (dir, db, mut model, job, wal) = with_log_job();
     // Abandoned: deleted at once, and a new one is due.
-    let job = db.next_log_job().unwrap().unwrap();
     assert!(db.abandon_job(job.id).unwrap());
-    assert!(!logs(dir.path()).contains(&sync_log_number(&job)));
+    assert!(!logs(dir.path()).contains(&wal));
     // Out at a close: deleted by the close; its late install is not out.
     let job = db.next_log_job().unwrap().unwrap();
     let output = run_remote(dir.path(), &job);
