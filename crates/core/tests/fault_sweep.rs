@@ -184,7 +184,8 @@ fn scenarios() -> Vec<Scenario> {
             name: "sync-log job (creation, runner, install, the switch that starts its log)",
             setup: |c| {
                 c.open();
-                c.write(0, 40, 0, 700);
+                // Over half of the 64 KiB memtable: a sync-log job is due.
+                c.write(0, 60, 0, 700);
             },
             run: |c| {
                 if let Ok(Some(job)) = c.db().next_log_job() {
@@ -192,7 +193,7 @@ fn scenarios() -> Vec<Scenario> {
                     c.run_job();
                 }
                 let _ = c.db().seal_memtable();
-                c.write(40, 60, 1, 700);
+                c.write(60, 80, 1, 700);
             },
             faults_in_dest: false,
         },

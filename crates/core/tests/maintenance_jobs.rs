@@ -293,8 +293,8 @@ fn sync_log_number(job: &MaintenanceJob) -> u64 {
     }
 }
 
-/// A database in a fresh directory holding 50 writes, and the sync-log job it hands out first
-/// (and the log's number).
+/// A database in a fresh directory whose memtable is over half full (200 writes of ~220 bytes
+/// in 64 KiB), and the sync-log job it hands out (and the log's number); none before that.
 fn with_log_job() -> (
     tempfile::TempDir,
     Db,
@@ -306,6 +306,8 @@ fn with_log_job() -> (
     let db = Db::open(dir.path(), options()).unwrap();
     let mut model = BTreeMap::new();
     put_range(&db, &mut model, 0, 50, 0);
+    assert!(db.next_log_job().unwrap().is_none());
+    put_range(&db, &mut model, 50, 200, 0);
     let job = db.next_log_job().unwrap().unwrap();
     let wal = sync_log_number(&job);
     (dir, db, model, job, wal)
@@ -330,11 +332,12 @@ fn a_log_made_durable_by_a_sync_log_job_is_started_by_the_next_switch_which_crea
         logs(dir.path())
     );
     // The writes after the switch go to the prepared log: reopened, they are all there.
-    put_range(&db, &mut model, 50, 120, 1);
+    put_range(&db, &mut model, 200, 260, 1);
     drop(db);
     let db = Db::open(dir.path(), options()).unwrap();
     assert_eq!(scan(&db), model);
-    // A new log is due again, with a number above the one in use.
+    // A new log is due again once the memtable is half full, numbered above the one in use.
+    put_range(&db, &mut model, 260, 400, 2);
     let next = db.next_log_job().unwrap().unwrap();
     assert!(sync_log_number(&next) > wal);
 }
@@ -347,7 +350,7 @@ fn a_sync_log_job_installed_after_a_switch_of_the_database_own_is_refused_and_it
     let output = run_remote(dir.path(), &job);
     assert!(!db.install_job(&output).unwrap());
     assert!(!logs(dir.path()).contains(&wal));
-    put_range(&db, &mut model, 50, 120, 1);
+    put_range(&db, &mut model, 200, 260, 1);
     db.close().unwrap();
     let db = Db::open(dir.path(), options()).unwrap();
     assert_eq!(scan(&db), model);
@@ -371,9 +374,15 @@ fn sync_log_jobs_abandoned_out_at_a_close_or_at_a_crash_leave_no_log_behind() {
     ));
     // Out at a crash (the directory copied as it is while the job is out), torn to a few
     // bytes: the next open ignores it and deletes it.
-    put_range(&db, &mut model, 50, 120, 1);
-    let job = db.next_log_job().unwrap().unwrap();
-    let wal = sync_log_number(&job);
+    let mut job = None;
+    for round in 0..20 {
+        put_range(&db, &mut model, 200 + round * 50, 250 + round * 50, 1);
+        job = db.next_log_job().unwrap();
+        if job.is_some() {
+            break;
+        }
+    }
+    let wal = sync_log_number(&job.unwrap());
     let crashed = tempfile::tempdir().unwrap();
     for entry in std::fs::read_dir(dir.path()).unwrap() {
         let path = entry.unwrap().path();

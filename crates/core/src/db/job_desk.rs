@@ -111,7 +111,8 @@ impl DbInner {
         }
     }
 
-    /// A job that makes the next write-ahead log durable, if none is ready or out: the log is
+    /// A job that makes the next write-ahead log durable, if none is ready or out and the live
+    /// memtable is at least half full: the log is
     /// created here (its file header written, nothing synced: an open and a write), the job
     /// syncs it and its directory entry elsewhere, and its install hands it to the next memtable
     /// switch, which then creates no file and waits for no sync. The log's number is taken
@@ -128,6 +129,11 @@ impl DbInner {
         let Some(switches) = self.next_log.due() else {
             return Ok(None);
         };
+        // Not before the live memtable is half full: a database that stays small never gets
+        // one (nor starts a runner for it).
+        if self.versions.view().mem.approximate_memory() < self.options.memtable_size / 2 {
+            return Ok(None);
+        }
         let number = self.versions.lock().new_file_number();
         let reserve = self.options.memtable_size as u64;
         let created = PreparedLog::create_unsynced(

@@ -291,8 +291,9 @@ impl Db {
         self.inner.next_job()
     }
 
-    /// Hands out a job that makes the next write-ahead log durable, if none is ready or out
-    /// ([`crate::jobs::SyncLogWork`]): the log file is created now (no sync), the job syncs it
+    /// Hands out a job that makes the next write-ahead log durable, if none is ready or out and
+    /// the live memtable is at least half full ([`crate::jobs::SyncLogWork`]): the log file is
+    /// created now (no sync), the job syncs it
     /// and its directory entry wherever it runs, and once [`Db::install_job`] took its output
     /// the next memtable switch starts that log without creating a file or waiting for a sync.
     /// A switch before the install makes it unusable (it is then deleted). For a database whose
