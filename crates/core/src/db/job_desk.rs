@@ -1,12 +1,15 @@
 //! The database's side of maintenance jobs (`crate::jobs`): handing them out with the file
 //! numbers they may create, installing what runners made of them with one manifest edit (or
-//! refusing it when its inputs changed meanwhile), and taking back abandoned ones.
+//! refusing it when its inputs changed meanwhile), and taking back abandoned ones; and the
+//! sync-log jobs, which make the next write-ahead log durable ([`DbInner::next_log_job`]).
 //!
-//! Invariants: at most one flush job and one compaction job are out at a time, and none while
-//! a step of `maintain.rs` holds the same work in progress; an issued job's numbers are in
-//! `pending_outputs` (never deleted as obsolete while it runs) and were persisted in the
-//! manifest as used before the job was handed out, so no later open reissues them, even to a
-//! runner that outlived this process.
+//! Invariants: at most one flush job, one compaction job and one sync-log job are out at a
+//! time, and none while a step of `maintain.rs` holds the same work in progress; an issued
+//! job's numbers are in `pending_outputs` (never deleted as obsolete while it runs) and were
+//! persisted in the manifest as used before the job was handed out, so no later open reissues
+//! them, even to a runner that outlived this process. A sync-log job's log number is not
+//! persisted: the database creates that file itself, and the runner only opens and syncs it
+//! (a late runner that finds a later open's file of that number syncs it, harmlessly).
 
 use crate::compaction::CompactionPlan;
 use crate::db::core::DbInner;

@@ -4,7 +4,9 @@
 //! to bytes with [`MaintenanceJob::encode`] to cross to another thread or process. Anyone with
 //! a [`crate::storage::Storage`] over the same directory runs it ([`run_job`]): a flush turns a
 //! sealed write-ahead log (the frozen memtable's writes are all in it) into one level-0 table;
-//! a compaction turns its input tables into output tables. The runner writes only files
+//! a compaction turns its input tables into output tables; a sync log
+//! ([`crate::Db::next_log_job`]) syncs the next write-ahead log the database created, and its
+//! directory entry. The runner writes only files
 //! numbered from the job's reserved numbers, created exclusively, synced with their directory
 //! entries before it returns. The database installs the [`JobOutput`]
 //! ([`crate::Db::install_job`]) with one manifest edit, or refuses it when its inputs are gone
