@@ -14,7 +14,7 @@
 use crate::compaction::CompactionPlan;
 use crate::db::core::DbInner;
 use crate::db::maintenance::{Claim, IssuedJob, MaintenanceGuard};
-use crate::file_names::table_file_name;
+use crate::file_names::{table_file_name, wal_file_name};
 use crate::jobs::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork};
 use crate::storage::OpenMode;
 use crate::version::edit::VersionEdit;
@@ -151,9 +151,7 @@ impl DbInner {
             Err(Error::AlreadyExists { .. }) => return Ok(None),
             Err(_) => {
                 // Whatever the failed creation left goes (else the next open removes it).
-                let _ = self
-                    .storage
-                    .remove(&crate::file_names::wal_file_name(number));
+                let _ = self.storage.remove(&wal_file_name(number));
                 return Ok(None);
             }
         };

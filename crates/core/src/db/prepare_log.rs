@@ -1,8 +1,8 @@
 //! Preparing the next log off the writer's path ([`crate::write::wal::PreparedLog`]), and
 //! cutting sealed logs' preallocated tails left by memtable switches. The background thread
 //! does this file work (without one, a sync-log job can prepare the log: `job_desk.rs`); a
-//! switch takes the prepared log if one is ready, and creates one itself otherwise. Without a background thread the switch cuts the
-//! sealed log itself, as nothing else would.
+//! switch takes the prepared log if one is ready, and creates one itself otherwise. Without a
+//! background thread the switch cuts the sealed log itself, as nothing else would.
 
 use crate::db::core::DbInner;
 #[cfg(not(target_arch = "wasm32"))]

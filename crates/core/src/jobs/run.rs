@@ -53,9 +53,6 @@ pub fn run_job(storage: Arc<dyn Storage>, job: &MaintenanceJob) -> Result<JobOut
     Ok(JobOutput { id: job.id, tables })
 }
 
-/// Replays sealed log `work.wal` and writes its entries, sorted in internal order (as the
-/// frozen memtable held them: key ascending, newest first), to one level-0 table. The entries
-/// point into the replayed batches: no per-entry allocation, no skiplist.
 /// Syncs log `work.wal` (which must exist: the database created it) and the directory entry
 /// naming it. Through a handle of its own: a sync makes the file's data durable whichever handle
 /// wrote it.
@@ -66,6 +63,9 @@ fn sync_log(storage: &dyn Storage, work: &SyncLogWork) -> Result<()> {
     storage.sync_dir()
 }
 
+/// Replays sealed log `work.wal` and writes its entries, sorted in internal order (as the
+/// frozen memtable held them: key ascending, newest first), to one level-0 table. The entries
+/// point into the replayed batches: no per-entry allocation, no skiplist.
 fn flush(
     storage: &dyn Storage,
     work: &FlushWork,
