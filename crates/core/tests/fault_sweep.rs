@@ -212,6 +212,36 @@ fn scenarios() -> Vec<Scenario> {
             faults_in_dest: false,
         },
         Scenario {
+            name:
+                "compaction requested as jobs, deletion jobs (request, passes, installs, removals)",
+            setup: |c| {
+                c.open();
+                c.db().hand_out_deletions(true);
+                for round in 0..3 {
+                    c.write(round * 20, round * 20 + 30, round, 800);
+                    c.db().flush().unwrap();
+                }
+                c.model.all_acked_durable();
+            },
+            run: |c| {
+                if c.db().request_compaction(None, None).is_err() {
+                    return;
+                }
+                // Every job due (flush, passes, deletions), run and installed, until none is.
+                for _ in 0..16 {
+                    match c.db().next_job() {
+                        Ok(Some(job)) => {
+                            c.job = Some(job);
+                            c.run_job();
+                        }
+                        _ => break,
+                    }
+                }
+                c.write(90, 100, 3, 800);
+            },
+            faults_in_dest: false,
+        },
+        Scenario {
             name: "checkpoint (faults in the destination)",
             setup: |c| {
                 c.open();

@@ -70,6 +70,31 @@ describe("the Promise API's maintenance worker", () => {
     again.close();
   }, 60_000);
 
+  it("compact() runs as compaction jobs in the workers, which also remove the files it made obsolete", async () => {
+    const dir = tempDir("jobs-compact");
+    const db = await open(dir, { memtableSize: MEMTABLE });
+    const n = 3000;
+    for (let i = 0; i < 2 * n; i++) {
+      await db.put(key(i, n), `${VALUE}${i}`);
+    }
+    for (let i = 0; i < n; i += 2) {
+      await db.delete(key(i, n));
+    }
+    const installed = (await db.stats()).jobsInstalled;
+    const compacted = db.compact();
+    // Served while the compaction runs in the worker.
+    await db.put("meanwhile", "kept");
+    await compacted;
+    const stats = await db.stats();
+    expect(stats.jobsInstalled).toBeGreaterThan(installed);
+    expect(stats.levels.slice(1).filter((l) => l.files > 0).length).toBe(1);
+    expect(await db.get("meanwhile")).toBe("kept");
+    expect(await db.count()).toBe(n / 2 + 1);
+    // The tables it replaced are removed by a deletion job, not left until the next open.
+    await eventually(async () => orphans(dir, await db.stats()) === 0);
+    await db.close();
+  }, 60_000);
+
   it("a runner that fails hands maintenance back to this thread: flushes and compactions go on, nothing is lost", async () => {
     const dir = tempDir("jobs-fallback");
     const db: SyncDatabaseImpl = openDatabaseSync(nodeEnvironment, dir, {

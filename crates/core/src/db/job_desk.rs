@@ -1,19 +1,23 @@
 //! The database's side of maintenance jobs (`crate::jobs`): handing them out with the file
 //! numbers they may create, installing what runners made of them with one manifest edit (or
-//! refusing it when its inputs changed meanwhile), and taking back abandoned ones; and the
-//! sync-log jobs, which make the next write-ahead log durable ([`DbInner::next_log_job`]).
+//! refusing it when its inputs changed meanwhile), and taking back abandoned ones; the
+//! sync-log jobs, which make the next write-ahead log durable ([`DbInner::next_log_job`]); and
+//! the deletion jobs, which remove obsolete tables and logs (`obsolete.rs` notes them).
 //!
-//! Invariants: at most one flush job, one compaction job and one sync-log job are out at a
-//! time, and none while a step of `maintain.rs` holds the same work in progress; an issued
-//! job's numbers are in `pending_outputs` (never deleted as obsolete while it runs) and were
-//! persisted in the manifest as used before the job was handed out, so no later open reissues
-//! them, even to a runner that outlived this process. A sync-log job's log number is not
-//! persisted: the database creates that file itself, and the runner only opens and syncs it
-//! (a late runner that finds a later open's file of that number syncs it, harmlessly).
+//! Invariants: at most one flush job, one compaction job, one sync-log job and one deletion
+//! job are out at a time, and none while a step of `maintain.rs` holds the same work in
+//! progress; an issued job's numbers are in `pending_outputs` (never deleted as obsolete while
+//! it runs) and were persisted in the manifest as used before the job was handed out, so no
+//! later open reissues them, even to a runner that outlived this process. A sync-log job's log
+//! number is not persisted: the database creates that file itself, and the runner only opens
+//! and syncs it (a late runner that finds a later open's file of that number syncs it,
+//! harmlessly). A deletion job names only files no version, memtable or feed reader needs;
+//! numbers are never reused, so a late runner removes nothing of a later open.
 
 use crate::compaction::CompactionPlan;
 use crate::db::core::DbInner;
 use crate::db::maintenance::{Claim, IssuedJob, MaintenanceGuard};
+use crate::db::range_jobs::RangeStep;
 use crate::file_names::{table_file_name, wal_file_name};
 use crate::jobs::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork};
 use crate::storage::OpenMode;
@@ -40,7 +44,7 @@ impl DbInner {
     fn next_job_locked(&self, work: &mut MaintenanceGuard<'_>) -> Result<Option<MaintenanceJob>> {
         self.maintenance.mark_jobs_used();
         let table = self.maintenance.table_options().clone();
-        if !work.flush_issued() && !work.has_flush() {
+        if !work.flush_issued() && !work.has_flush() && !self.flush_waits_for_compaction(work) {
             let oldest = self.versions.lock().oldest_immutable_with_wal();
             if let Some((mem, wal)) = oldest {
                 let outputs = self.reserve(work, 1)?;
@@ -61,6 +65,22 @@ impl DbInner {
                 return Ok(Some(job));
             }
         }
+        if !work.deletion_issued() {
+            if let Some(doomed) = work.take_doomed() {
+                let id = self.reserve(work, 1)?[0];
+                work.issue(IssuedJob {
+                    id,
+                    claim: Claim::Delete(doomed.clone()),
+                    outputs: Vec::new(),
+                });
+                return Ok(Some(MaintenanceJob {
+                    id,
+                    work: JobWork::Delete(doomed),
+                    table: self.maintenance.table_options().clone(),
+                    outputs: Vec::new(),
+                }));
+            }
+        }
         if work.compaction_issued() {
             return Ok(None);
         }
@@ -71,47 +91,75 @@ impl DbInner {
             drop(work.take_compaction());
             self.delete_obsolete_files(work)?;
         }
+        match self.next_range_plan(work)? {
+            RangeStep::Plan(plan) => {
+                let job = self.issue_compaction(work, plan)?;
+                work.ranges().job_issued(job.id);
+                return Ok(Some(job));
+            }
+            RangeStep::Wait => return Ok(None),
+            RangeStep::Idle => {}
+        }
         loop {
             let version = self.versions.lock().current();
             let options = self.maintenance.compaction_options();
             let Some(plan) = work.pick(&version, options) else {
                 return Ok(None);
             };
+            drop(version);
             if plan.is_trivial_move() {
                 self.compact_here(work, plan)?;
                 continue;
             }
-            let bottommost = plan.is_bottommost(&version);
-            drop(version);
-            let input_bytes: u64 = plan.all_inputs().map(|(_, f)| f.size).sum();
-            // Outputs are cut at the target size; twice the inputs' share, plus room for
-            // range tombstone pieces and a different compression than the inputs had.
-            let count = 2 * input_bytes.div_ceil(options.target_file_size.max(1)) + 4;
-            let outputs = self.reserve(work, count)?;
-            let job = MaintenanceJob {
-                id: outputs[0],
-                work: JobWork::Compaction(CompactionWork {
-                    level: plan.level,
-                    inputs: plan.inputs.iter().map(|f| FileMeta::clone(f)).collect(),
-                    next_inputs: plan
-                        .next_inputs
-                        .iter()
-                        .map(|f| FileMeta::clone(f))
-                        .collect(),
-                    snapshots: self.snapshots.sequences(),
-                    bottommost,
-                    target_file_size: options.target_file_size,
-                }),
-                table: options.table.clone(),
-                outputs: outputs.clone(),
-            };
-            work.issue(IssuedJob {
-                id: job.id,
-                claim: Claim::Compaction(plan, bottommost),
-                outputs,
-            });
-            return Ok(Some(job));
+            return self.issue_compaction(work, plan).map(Some);
         }
+    }
+
+    /// Whether the next flush waits for the compaction job out: L0 is one table short of the
+    /// slowdown trigger. Flushes and compactions run in separate lanes, so without this a
+    /// runner's flushes could pile up L0 tables faster than its compactions merge them; held
+    /// back, memtables wait instead, and once too many do a writer flushes one itself.
+    fn flush_waits_for_compaction(&self, work: &MaintenanceGuard<'_>) -> bool {
+        work.compaction_issued()
+            && self.versions.view().version.files(0).len() + 1 >= self.options.l0_slowdown_trigger
+    }
+
+    /// Hands out `plan` as a compaction job, with the file numbers its outputs may take.
+    fn issue_compaction(
+        &self,
+        work: &mut MaintenanceGuard<'_>,
+        plan: CompactionPlan,
+    ) -> Result<MaintenanceJob> {
+        let options = self.maintenance.compaction_options();
+        let bottommost = plan.is_bottommost(&self.versions.lock().current());
+        let input_bytes: u64 = plan.all_inputs().map(|(_, f)| f.size).sum();
+        // Outputs are cut at the target size; twice the inputs' share, plus room for range
+        // tombstone pieces and a different compression than the inputs had.
+        let count = 2 * input_bytes.div_ceil(options.target_file_size.max(1)) + 4;
+        let outputs = self.reserve(work, count)?;
+        let job = MaintenanceJob {
+            id: outputs[0],
+            work: JobWork::Compaction(CompactionWork {
+                level: plan.level,
+                inputs: plan.inputs.iter().map(|f| FileMeta::clone(f)).collect(),
+                next_inputs: plan
+                    .next_inputs
+                    .iter()
+                    .map(|f| FileMeta::clone(f))
+                    .collect(),
+                snapshots: self.snapshots.sequences(),
+                bottommost,
+                target_file_size: options.target_file_size,
+            }),
+            table: options.table.clone(),
+            outputs: outputs.clone(),
+        };
+        work.issue(IssuedJob {
+            id: job.id,
+            claim: Claim::Compaction(plan, bottommost),
+            outputs,
+        });
+        Ok(job)
     }
 
     /// A job that makes the next write-ahead log durable, if none is ready or out and the live
@@ -216,7 +264,21 @@ impl DbInner {
                 claim: Claim::SyncLog(log, switches),
                 ..
             }) => return self.install_log(*log, switches, output),
-            Some(issued) => self.install_issued(&issued, output),
+            Some(IssuedJob {
+                claim: Claim::Delete(deleted),
+                ..
+            }) if output.tables.is_empty() => {
+                for &n in &deleted.logs {
+                    self.changes.logs().removed(n);
+                }
+                return Ok(true);
+            }
+            Some(issued) => {
+                let installed = self.install_issued(&issued, output);
+                work.ranges()
+                    .job_ended(issued.id, matches!(installed, Ok(true)));
+                installed
+            }
             None => Err(Error::InvalidArgument(format!(
                 "maintenance job {} is not out (installed, abandoned, or of another open)",
                 output.id
@@ -236,7 +298,7 @@ impl DbInner {
         }
         // Tables no version names now (a refused or invalid job's, a late runner's) go.
         self.health
-            .poison_on_error(self.delete_obsolete_files(&work))?;
+            .poison_on_error(self.delete_obsolete_files(&mut work))?;
         installed
     }
 
@@ -304,6 +366,8 @@ impl DbInner {
             }
             // Installed by `install_log`, before tables are looked at.
             Claim::SyncLog(..) => Ok(false),
+            // A deletion's output names no table (one that does reserved none: refused above).
+            Claim::Delete(_) => Ok(false),
         }
     }
 
@@ -315,6 +379,7 @@ impl DbInner {
         let Some(issued) = work.take_issued(id) else {
             return Ok(false);
         };
+        work.ranges().job_ended(id, false);
         if let Claim::SyncLog(log, _) = issued.claim {
             // Never durable, never named by a sealed log: it just goes.
             let _ = (*log).discard(&*self.storage);
@@ -322,18 +387,9 @@ impl DbInner {
         }
         if self.health.check_writable().is_ok() {
             self.health
-                .poison_on_error(self.delete_obsolete_files(&work))?;
+                .poison_on_error(self.delete_obsolete_files(&mut work))?;
         }
         Ok(true)
-    }
-
-    /// Runs `plan` here to its end (a trivial move: no file is written).
-    fn compact_here(&self, work: &mut MaintenanceGuard<'_>, plan: CompactionPlan) -> Result<()> {
-        self.compaction_step(work, u64::MAX, Some(plan))?;
-        while work.has_compaction() {
-            self.compaction_step(work, u64::MAX, None)?;
-        }
-        Ok(())
     }
 }
 

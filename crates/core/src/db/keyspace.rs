@@ -98,6 +98,17 @@ impl Keyspace {
         self.db.compact_range(Some(&start), Some(&end), &mut |_| {})
     }
 
+    /// [`Keyspace::compact_range`] done by maintenance jobs; see
+    /// [`crate::Db::request_compaction`] (the ticket it returns).
+    pub fn request_compaction(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<u64> {
+        let start = keys::encode(self.id, start.unwrap_or_default());
+        let end = match end {
+            Some(end) => keys::encode(self.id, end),
+            None => keys::keyspace_end(self.id),
+        };
+        self.db.request_compaction(Some(&start), Some(&end))
+    }
+
     /// The keyspace's metadata: a small opaque record kept in the manifest with the keyspace
     /// (like a schema: not a write, no sequence number, not in the change feed), or `None` if
     /// none was set. The JavaScript package keeps the keyspace's key and value encodings there

@@ -240,7 +240,20 @@ impl DbInner {
                 progress(done);
             }
         }
-        self.delete_obsolete_files(&work)
+        self.delete_obsolete_files(&mut work)
+    }
+
+    /// Runs `plan` here to its end (a trivial move: no file is written).
+    pub(crate) fn compact_here(
+        &self,
+        work: &mut MaintenanceGuard<'_>,
+        plan: CompactionPlan,
+    ) -> Result<()> {
+        self.compaction_step(work, u64::MAX, Some(plan))?;
+        while work.has_compaction() {
+            self.compaction_step(work, u64::MAX, None)?;
+        }
+        Ok(())
     }
 
     /// Makes the live memtable immutable (if it holds anything) and flushes every immutable

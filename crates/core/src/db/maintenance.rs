@@ -1,8 +1,9 @@
 //! The maintenance owner: the lock one maintainer holds while it flushes or compacts, the work
 //! in progress between bounded steps (a flush, a compaction, the compaction picker's
 //! pointers), the jobs handed out to runners (`job_desk.rs`) with the file numbers reserved
-//! for them, the background thread's signal, the options tables are written with, and the
-//! bytes written to tables. The steps themselves are in `maintain.rs`.
+//! for them and the compactions of key ranges asked for as jobs (`range_compactions.rs`), the
+//! background thread's signal, the options tables are written with, and the bytes written to
+//! tables. The steps themselves are in `maintain.rs`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -12,6 +13,8 @@ use crate::compaction::CompactionJob;
 use crate::db::background::Background;
 use crate::db::flush_job::FlushJob;
 use crate::db::options::Options;
+use crate::db::range_compactions::RangeCompactions;
+use crate::jobs::DeleteWork;
 use crate::memtable::MemTable;
 use crate::sstable::TableOptions;
 use crate::version::Version;
@@ -28,6 +31,8 @@ pub(crate) struct Maintenance {
     jobs_installed: AtomicU64,
     /// Whether jobs were asked for: then they do the compactions, not writers.
     jobs_used: AtomicBool,
+    /// Whether obsolete tables and logs are left to deletion jobs.
+    deletions_by_jobs: AtomicBool,
     table_options: TableOptions,
     compaction_options: CompactionOptions,
 }
@@ -42,6 +47,10 @@ struct Work {
     issued: Vec<IssuedJob>,
     /// File numbers reserved for jobs, persisted in the manifest as used: `[next, end)`.
     numbers: std::ops::Range<u64>,
+    /// Compactions of key ranges asked for, carried out as jobs.
+    ranges: RangeCompactions,
+    /// Obsolete tables and logs left for a deletion job (none out has them).
+    doomed: DeleteWork,
 }
 
 /// A job handed out: what it claims and the file numbers it may create.
@@ -57,6 +66,8 @@ pub(crate) struct IssuedJob {
 pub(crate) enum Claim {
     /// The oldest immutable memtable when issued (its log is the job's).
     Flush(Arc<MemTable>),
+    /// Obsolete files being removed (not handed out again while the job is out).
+    Delete(DeleteWork),
     /// The plan's input tables, and whether the job may drop tombstones.
     Compaction(CompactionPlan, bool),
     /// The next log, created here and not yet durable, and the memtable switches counted
@@ -74,11 +85,14 @@ impl Maintenance {
                 flush: None,
                 issued: Vec::new(),
                 numbers: 0..0,
+                ranges: RangeCompactions::default(),
+                doomed: DeleteWork::default(),
             }),
             background: Background::default(),
             table_bytes: AtomicU64::new(0),
             jobs_installed: AtomicU64::new(0),
             jobs_used: AtomicBool::new(false),
+            deletions_by_jobs: AtomicBool::new(false),
             table_options: options.table_options(),
             compaction_options: options.compaction_options(),
         }
@@ -128,6 +142,16 @@ impl Maintenance {
     /// Whether maintenance runs as jobs: a writer then leaves compactions to them.
     pub(crate) fn jobs_used(&self) -> bool {
         self.jobs_used.load(Ordering::Relaxed)
+    }
+
+    /// Leaves obsolete tables and logs to deletion jobs (`true`), or deletes them here.
+    pub(crate) fn set_deletions_by_jobs(&self, on: bool) {
+        self.deletions_by_jobs.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether obsolete tables and logs are left to deletion jobs.
+    pub(crate) fn deletions_by_jobs(&self) -> bool {
+        self.deletions_by_jobs.load(Ordering::Relaxed)
     }
 
     /// Jobs installed since open.
@@ -238,6 +262,34 @@ impl MaintenanceGuard<'_> {
             .any(|j| matches!(j.claim, Claim::Compaction(..)))
     }
 
+    /// Whether an issued job deletes files.
+    pub(crate) fn deletion_issued(&self) -> bool {
+        self.0
+            .issued
+            .iter()
+            .any(|j| matches!(j.claim, Claim::Delete(_)))
+    }
+
+    /// Whether an issued deletion job removes table `number` (`table`) or log `number`.
+    pub(crate) fn deleting(&self, table: bool, number: u64) -> bool {
+        self.0.issued.iter().any(|j| match &j.claim {
+            Claim::Delete(d) if table => d.tables.contains(&number),
+            Claim::Delete(d) => d.logs.contains(&number),
+            _ => false,
+        })
+    }
+
+    /// Replaces the files left for a deletion job.
+    pub(crate) fn set_doomed(&mut self, doomed: DeleteWork) {
+        self.0.doomed = doomed;
+    }
+
+    /// The files left for a deletion job, taken; `None` if there are none.
+    pub(crate) fn take_doomed(&mut self) -> Option<DeleteWork> {
+        let doomed = std::mem::take(&mut self.0.doomed);
+        (!doomed.tables.is_empty() || !doomed.logs.is_empty()).then_some(doomed)
+    }
+
     /// Records `job` as issued.
     pub(crate) fn issue(&mut self, job: IssuedJob) {
         self.0.issued.push(job);
@@ -247,6 +299,11 @@ impl MaintenanceGuard<'_> {
     pub(crate) fn take_issued(&mut self, id: u64) -> Option<IssuedJob> {
         let at = self.0.issued.iter().position(|j| j.id == id)?;
         Some(self.0.issued.remove(at))
+    }
+
+    /// The compactions of key ranges asked for.
+    pub(crate) fn ranges(&mut self) -> &mut RangeCompactions {
+        &mut self.0.ranges
     }
 
     /// Reserved file numbers left.

@@ -32,6 +32,7 @@ pub(crate) mod layers;
 mod maintenance;
 mod memtables;
 mod next_log;
+mod range_compactions;
 mod snapshots;
 mod table_cache;
 mod versions;
@@ -45,6 +46,7 @@ mod maintain;
 mod obsolete;
 mod open;
 mod prepare_log;
+mod range_jobs;
 mod read;
 mod read_only;
 pub(crate) mod recovery;
@@ -289,6 +291,42 @@ impl Db {
     /// itself. A failure poisons the database.
     pub fn next_job(&self) -> Result<Option<crate::jobs::MaintenanceJob>> {
         self.inner.next_job()
+    }
+
+    /// Whether the next writes may flush a memtable themselves, before writing: too many wait
+    /// for a flush already ([`Options::max_immutable_memtables`]) and the live memtable is
+    /// nearly full (7/8), so it must soon be switched. A host that runs flushes as jobs can hold
+    /// its writes until one is installed instead of letting its thread do the flush.
+    pub fn write_would_flush(&self) -> bool {
+        let view = self.inner.versions.view();
+        let size = self.inner.options.memtable_size;
+        view.imms.len() >= self.inner.options.max_immutable_memtables
+            && view.mem.approximate_memory() >= size - size / 8
+    }
+
+    /// Leaves the removal of obsolete tables and logs to deletion jobs handed out by
+    /// [`Db::next_job`] ([`crate::jobs::DeleteWork`]; `true`), or removes them here (`false`, the
+    /// default). Unlinking a big file can hold a thread for milliseconds: a database whose
+    /// thread must not wait on the disk hands them out. Files not yet removed when the database
+    /// closes (or crashes) are removed by the next open.
+    pub fn hand_out_deletions(&self, on: bool) {
+        self.inner.maintenance.set_deletions_by_jobs(on);
+    }
+
+    /// Asks for [`Db::compact_range`]'s work to be done by maintenance jobs instead of here:
+    /// seals the live memtable (what was written before is flushed first) and returns a
+    /// ticket at once; each level's pass is then a compaction job handed out by
+    /// [`Db::next_job`] (before the compactions the tree picks), and the request is done once
+    /// [`Db::compactions_done`] reaches its ticket. Requests are carried out one at a time, in
+    /// order. For a database whose maintenance runs as jobs: nothing else carries them out.
+    pub fn request_compaction(&self, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<u64> {
+        self.inner.request_compaction(start, end)
+    }
+
+    /// The last ticket of [`Db::request_compaction`] done (0 before any): every request up to
+    /// it is done.
+    pub fn compactions_done(&self) -> u64 {
+        self.inner.compactions_done()
     }
 
     /// Hands out a job that makes the next write-ahead log durable, if none is ready or out and

@@ -4,6 +4,7 @@
 use crate::db::core::DbInner;
 use crate::db::maintenance::MaintenanceGuard;
 use crate::file_names::{parse_file_name, FileKind};
+use crate::jobs::DeleteWork;
 use crate::version::manifest;
 use crate::Result;
 
@@ -12,7 +13,11 @@ impl DbInner {
     /// written by the work in progress), old manifests and temporary files. Takes the
     /// maintenance lock's guard: no flush or compaction writes a table meanwhile. Does nothing
     /// on a read-only open (the files are the writer's).
-    pub(crate) fn delete_obsolete_files(&self, work: &MaintenanceGuard<'_>) -> Result<()> {
+    ///
+    /// With deletions left to jobs ([`crate::Db::hand_out_deletions`]), obsolete tables and
+    /// logs are only noted for the next deletion job (removing a big file can hold a thread
+    /// for milliseconds); those an issued deletion job has are skipped either way.
+    pub(crate) fn delete_obsolete_files(&self, work: &mut MaintenanceGuard<'_>) -> Result<()> {
         if self.options.read_only {
             return Ok(());
         }
@@ -34,21 +39,36 @@ impl DbInner {
         // could otherwise lose writes out of the middle of the feed at a power loss).
         self.writes
             .retire_logs_before(log_number, |n| kept.contains(&n))?;
+        let by_jobs = self.maintenance.deletions_by_jobs();
+        let mut doomed = DeleteWork::default();
         for name in &names {
-            let obsolete = match parse_file_name(name) {
-                Some(FileKind::Wal(n)) => n < log_number && !kept.contains(&n),
-                Some(FileKind::Table(n)) => !live.contains(&n) && !pending.contains(&n),
-                _ => false,
-            };
-            if obsolete {
-                match parse_file_name(name) {
-                    Some(FileKind::Table(n)) => self.tables.evict(n),
-                    Some(FileKind::Wal(n)) => self.changes.logs().forget(n),
-                    _ => {}
+            match parse_file_name(name) {
+                Some(FileKind::Wal(n)) if n < log_number && !kept.contains(&n) => {
+                    if work.deleting(false, n) {
+                        continue;
+                    }
+                    if by_jobs {
+                        self.changes.logs().retire(n);
+                        doomed.logs.push(n);
+                        continue;
+                    }
+                    self.changes.logs().forget(n);
                 }
-                self.storage.remove(name)?;
+                Some(FileKind::Table(n)) if !live.contains(&n) && !pending.contains(&n) => {
+                    if work.deleting(true, n) {
+                        continue;
+                    }
+                    self.tables.evict(n);
+                    if by_jobs {
+                        doomed.tables.push(n);
+                        continue;
+                    }
+                }
+                _ => continue,
             }
+            self.storage.remove(name)?;
         }
+        work.set_doomed(doomed);
         for name in manifest::obsolete_manifests(&names, manifest_number) {
             self.storage.remove(&name)?;
         }

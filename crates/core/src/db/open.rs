@@ -92,7 +92,7 @@ impl DbInner {
             .changes
             .logs()
             .created(wal_number, inner.writes.visible_seq() + 1);
-        inner.delete_obsolete_files(&inner.maintenance.lock())?;
+        inner.delete_obsolete_files(&mut inner.maintenance.lock())?;
         Ok(inner)
     }
 }

@@ -137,12 +137,13 @@ impl DbInner {
             let l0 = view.version.files(0).len();
             let full = view.mem.approximate_memory() >= self.options.memtable_size;
             drop(view);
-            if imms >= self.options.max_immutable_memtables {
-                // Too many memtables wait for flush: flush one here (bounded by the memtable
-                // size), unless the background thread is already doing it; a job's runner that
-                // is behind is overtaken.
+            if full && imms >= self.options.max_immutable_memtables {
+                // The live memtable must be switched and too many wait for flush already: flush
+                // one here (bounded by the memtable size), unless the background thread is
+                // already doing it; a job's runner that is behind is overtaken. While the live
+                // one has room, writes go on and the flush stays the background's or the job's.
                 self.maintain_taking_over(STEP_BUDGET)?;
-                if full && self.versions.view().imms.len() >= self.options.max_immutable_memtables {
+                if self.versions.view().imms.len() >= self.options.max_immutable_memtables {
                     continue;
                 }
             } else if l0 >= self.options.l0_slowdown_trigger * 2 && !self.maintenance.jobs_used() {

@@ -3,7 +3,7 @@
 //! bytes are [`Error::InvalidArgument`], never a panic.
 
 use crate::jobs::spec::{
-    CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork,
+    CompactionWork, DeleteWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork,
 };
 use crate::recordio::format::{go_code, go_compression};
 use crate::sstable::TableOptions;
@@ -19,6 +19,7 @@ const OUTPUT_FORMAT: u64 = 1;
 const WORK_FLUSH: u64 = 1;
 const WORK_COMPACTION: u64 = 2;
 const WORK_SYNC_LOG: u64 = 3;
+const WORK_DELETE: u64 = 4;
 /// Largest block size, restart interval or list a job may name (bounds what a decoder
 /// allocates on bad input).
 const MAX_FIELD: u64 = 1 << 30;
@@ -60,6 +61,15 @@ impl MaintenanceJob {
             JobWork::SyncLog(s) => {
                 put(&mut out, WORK_SYNC_LOG);
                 put(&mut out, s.wal);
+            }
+            JobWork::Delete(d) => {
+                put(&mut out, WORK_DELETE);
+                for numbers in [&d.tables, &d.logs] {
+                    put(&mut out, numbers.len() as u64);
+                    for n in numbers {
+                        put(&mut out, *n);
+                    }
+                }
             }
         }
         out
@@ -121,6 +131,10 @@ impl MaintenanceJob {
             }
             WORK_SYNC_LOG => JobWork::SyncLog(SyncLogWork {
                 wal: d.uvarint("log number")?,
+            }),
+            WORK_DELETE => JobWork::Delete(DeleteWork {
+                tables: d.numbers("table count")?,
+                logs: d.numbers("log count")?,
             }),
             other => return Err(d.err(format!("unknown work {other}"))),
         };
@@ -198,6 +212,16 @@ impl Decoder<'_> {
             return Err(self.err(format!("{what} {v}, expected {value}")));
         }
         Ok(())
+    }
+
+    /// A count, then that many file numbers.
+    fn numbers(&mut self, what: &str) -> Result<Vec<u64>> {
+        let count = self.bounded(what)?;
+        let mut numbers = Vec::new();
+        for _ in 0..count {
+            numbers.push(self.uvarint("file number")?);
+        }
+        Ok(numbers)
     }
 
     /// A length-prefixed version edit holding only tables added at `level`.
@@ -281,6 +305,15 @@ mod tests {
             MaintenanceJob {
                 id: 77,
                 work: JobWork::SyncLog(SyncLogWork { wal: 77 }),
+                table: table_options.clone(),
+                outputs: Vec::new(),
+            },
+            MaintenanceJob {
+                id: 78,
+                work: JobWork::Delete(DeleteWork {
+                    tables: vec![3, 4, 1 << 40],
+                    logs: vec![9],
+                }),
                 table: table_options,
                 outputs: Vec::new(),
             },

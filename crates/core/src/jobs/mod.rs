@@ -6,7 +6,8 @@
 //! sealed write-ahead log (the frozen memtable's writes are all in it) into one level-0 table;
 //! a compaction turns its input tables into output tables; a sync log
 //! ([`crate::Db::next_log_job`]) syncs the next write-ahead log the database created, and its
-//! directory entry. The runner writes only files
+//! directory entry; a deletion removes obsolete tables and logs
+//! ([`crate::Db::hand_out_deletions`]). The runner writes only files
 //! numbered from the job's reserved numbers, created exclusively, synced with their directory
 //! entries before it returns. The database installs the [`JobOutput`]
 //! ([`crate::Db::install_job`]) with one manifest edit, or refuses it when its inputs are gone
@@ -20,4 +21,6 @@ mod run;
 mod spec;
 
 pub use run::run_job;
-pub use spec::{CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork};
+pub use spec::{
+    CompactionWork, DeleteWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork,
+};

@@ -7,7 +7,7 @@ use crate::compaction::output::OutputTable;
 use crate::compaction::{CompactionJob, CompactionOptions, CompactionPlan, StepOutcome};
 use crate::file_names::{table_file_name, wal_file_name};
 use crate::jobs::spec::{
-    CompactionWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork,
+    CompactionWork, DeleteWork, FlushWork, JobOutput, JobWork, MaintenanceJob, SyncLogWork,
 };
 use crate::key::{compare_internal, ValueKind};
 use crate::sstable::{TableOptions, TableReadOptions, TableReader};
@@ -45,12 +45,30 @@ pub fn run_job(storage: Arc<dyn Storage>, job: &MaintenanceJob) -> Result<JobOut
             sync_log(&*storage, work)?;
             Vec::new()
         }
+        JobWork::Delete(work) => {
+            delete(&*storage, work)?;
+            Vec::new()
+        }
     };
     if !tables.is_empty() {
         // The tables are synced; their entries must be durable before an edit names them.
         storage.sync_dir()?;
     }
     Ok(JobOutput { id: job.id, tables })
+}
+
+/// Removes the job's tables and logs; one already gone is skipped. Nothing is synced: a
+/// removal that does not survive a crash leaves an obsolete file, which the next open removes.
+fn delete(storage: &dyn Storage, work: &DeleteWork) -> Result<()> {
+    let names = (work.tables.iter().map(|&n| table_file_name(n)))
+        .chain(work.logs.iter().map(|&n| wal_file_name(n)));
+    for name in names {
+        match storage.remove(&name) {
+            Ok(()) | Err(Error::NotFound { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Syncs log `work.wal` (which must exist: the database created it) and the directory entry

@@ -28,6 +28,19 @@ pub enum JobWork {
     /// Make the next write-ahead log, created by the database, durable: its file and its
     /// directory entry synced (the file work of a memtable switch, off the database's thread).
     SyncLog(SyncLogWork),
+    /// Remove obsolete tables and logs (the database's deletions, off its thread).
+    Delete(DeleteWork),
+}
+
+/// The removal of tables and logs no version, memtable or change-feed reader needs any more
+/// (never handed out again: file numbers are not reused). A file already gone is not an
+/// error; the runner creates no file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeleteWork {
+    /// Numbers of the table files to remove.
+    pub tables: Vec<u64>,
+    /// Numbers of the log files to remove.
+    pub logs: Vec<u64>,
 }
 
 /// The sync of log `wal`, which the database created (holding only its file header) for its

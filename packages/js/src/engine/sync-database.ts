@@ -409,11 +409,18 @@ export function jobDatabase(db: SyncDatabaseImpl): JobDatabase {
     nextJob: () => handle.write(() => wasm.dbNextJob(handle.id)),
     nextLogJob: () => handle.write(() => wasm.dbNextLogJob(handle.id)),
     installJob: (output) => handle.write(() => wasm.dbInstallJob(handle.id, output)),
+    laneOf: (job) => (wasm.jobRunsLong(job) ? "compaction" : "flush"),
     abandonJob: (job) => {
       handle.call(() => wasm.dbAbandonJob(handle.id, job));
     },
     useJobs: (on) => {
       handle.call(() => wasm.dbUseJobs(handle.id, on));
+    },
+    requestCompaction: (start, end) => handle.write(() => wasm.dbRequestCompaction(handle.id, 0, start, end)),
+    compactionsDone: () => handle.call(() => wasm.dbCompactionsDone(handle.id)),
+    writeWouldFlush: () => handle.call(() => wasm.dbWriteWouldFlush(handle.id)),
+    compactHere: (start, end) => {
+      handle.write(() => wasm.dbCompact(handle.id, 0, start, end));
     },
   };
 }

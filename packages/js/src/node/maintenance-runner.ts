@@ -1,13 +1,15 @@
 /**
- * The {@link JobRunner} of Node's databases opened in the calling thread: a maintenance worker
- * (`maintenance-worker.ts`), started on the first job (an open that never needs maintenance
- * starts no thread) and kept alive by the process only while a job is out.
+ * The {@link JobRunner} of Node's databases opened in the calling thread: one maintenance worker
+ * (`maintenance-worker.ts`) per lane, so that a flush or a log sync never waits behind a
+ * compaction (a memtable switch and a writer's backlog wait for those). Each worker starts on
+ * its lane's first job (an open that never needs maintenance starts no thread) and is kept
+ * alive by the process only while a job of its lane is out.
  *
  * @module
  */
 import { Worker } from "node:worker_threads";
 
-import type { JobRunner } from "../engine/job-maintenance.js";
+import type { JobLane, JobRunner } from "../engine/job-maintenance.js";
 import { ShaleError } from "../errors.js";
 import { fromWire } from "../transport/wire-error.js";
 import type { FromMaintenanceWorker, MaintenanceWorkerData, ToMaintenanceWorker } from "./maintenance-messages.js";
@@ -28,13 +30,30 @@ interface Pending {
 }
 
 export class MaintenanceRunner implements JobRunner {
+  readonly #lanes: Record<JobLane, WorkerLane>;
+
+  /** A runner for the database in directory `location` (resolved). */
+  constructor(location: string) {
+    this.#lanes = { flush: new WorkerLane(location), compaction: new WorkerLane(location) };
+  }
+
+  run(job: Uint8Array, lane: JobLane): Promise<Uint8Array> {
+    return this.#lanes[lane].run(job);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#lanes.flush.close(), this.#lanes.compaction.close()]);
+  }
+}
+
+/** One maintenance worker, running its jobs one at a time in the order given. */
+class WorkerLane {
   readonly #location: string;
   #worker: Worker | undefined;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #closed = false;
 
-  /** A runner for the database in directory `location` (resolved). */
   constructor(location: string) {
     this.#location = location;
   }

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 
 import { call, wasm } from "../engine/instance.js";
@@ -16,6 +18,7 @@ import { provideModule } from "./wasm-module.js";
 import type { FromMaintenanceWorker, MaintenanceWorkerData, ToMaintenanceWorker } from "./maintenance-messages.js";
 
 useNodeLoader();
+lowerThisThreadsPriority();
 
 const port = parentPort;
 if (port === null) {
@@ -40,3 +43,28 @@ port.on("message", ({ id, job }: ToMaintenanceWorker) => {
   }
   port.postMessage(answer, answer.ok ? [answer.output.buffer as ArrayBuffer] : []);
 });
+
+/**
+ * Gives this thread the lowest CPU priority (`nice` 19), as the core does for its native
+ * background thread (`MaintenancePriority::Low`): on a machine whose cores are busy, jobs then
+ * take the idle time instead of preempting the event loop's thread for milliseconds. Linux
+ * only, where `/proc/thread-self` names this thread's id and `setpriority` on a thread id
+ * changes that thread alone; elsewhere (and if refused) the thread keeps its priority.
+ */
+function lowerThisThreadsPriority(): void {
+  let threadId: number;
+  try {
+    threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
+  } catch {
+    return;
+  }
+  if (!Number.isSafeInteger(threadId) || threadId <= 0 || threadId === process.pid) {
+    return;
+  }
+  try {
+    setPriority(threadId, 19);
+  } catch {
+    // Refused: maintenance runs at the priority it has.
+  }
+}
+

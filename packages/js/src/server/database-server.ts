@@ -50,7 +50,7 @@ import { WritePath, isRejection } from "./write-path.js";
  * What a server needs of where it runs, beyond the database: the services that depend on it
  * (checkpoints, export, stats, test hooks) and, for a browser owner, its slot pool's sizing.
  */
-export interface ServerHost extends Omit<ServerServices, "debugFailMergedWrite" | "run"> {
+export interface ServerHost extends Omit<ServerServices, "debugFailMergedWrite" | "run" | "compact"> {
   /**
    * Resolves once request `op` may run (a browser owner grows its slot pool first when the
    * request may create files); `undefined`: it may run now.
@@ -121,6 +121,7 @@ export class DatabaseServer {
       debugLoseReplies: (client) => host.debugLoseReplies(client),
       debugFailMergedWrite: (code) => this.#writes.failNextMerged(code),
       run: (job) => this.#queue.push(job),
+      compact: (start, end) => this.#compact(start, end),
     });
     this.#writes = new WritePath(this.#executor, this.applied);
     const turns = options.autoMaintenance
@@ -152,6 +153,18 @@ export class DatabaseServer {
     }
     // Work left by an earlier session (immutable memtables recovered, a deep L0) starts now.
     this.maintainSoon();
+  }
+
+  /**
+   * `compact()`: by the maintenance jobs when they run (this thread then only seals the
+   * memtable), else here, whole.
+   */
+  #compact(start: Uint8Array | undefined, end: Uint8Array | undefined): void | Later<void> {
+    const byJobs = this.#maintenance instanceof JobScheduler ? this.#maintenance.compact(start, end) : undefined;
+    if (byJobs !== undefined) {
+      return new Later(byJobs);
+    }
+    this.db.compact({ ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) });
   }
 
   /** Whether the server stopped serving (it closed, or its instance panicked). */
@@ -234,6 +247,13 @@ export class DatabaseServer {
     }
     const checked = this.#checked(client, requests, replies);
     const todo = this.#stopped ? checked : this.#writes.skipApplied(client, checked, replies);
+    if (this.#maintenance instanceof JobScheduler && todo.some(([, op, args]) => bytesWritten(op, args) > 0)) {
+      // Too many memtables wait for a flush job: the writes wait for it (the event loop does not).
+      const room = this.#maintenance.roomForWrites();
+      if (room !== undefined) {
+        await room;
+      }
+    }
     /** Writes before this index run one by one (a merged batch of them was refused). */
     let separately = 0;
     for (let i = 0; i < todo.length; i++) {

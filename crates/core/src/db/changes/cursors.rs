@@ -58,7 +58,7 @@ impl DbInner {
     /// Obsolete logs go now (not waiting for the next flush), under the maintenance lock
     /// like every deletion of files.
     fn delete_obsolete_logs(&self) -> Result<()> {
-        let work = self.maintenance.lock();
-        self.delete_obsolete_files(&work)
+        let mut work = self.maintenance.lock();
+        self.delete_obsolete_files(&mut work)
     }
 }

@@ -2,7 +2,7 @@
 //! starts (its header's first sequence number, read once and remembered) and when it was
 //! sealed (for age-based retention).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, PoisonError};
 
 use crate::recordio::{Reader, ReaderOptions};
@@ -20,11 +20,16 @@ pub(crate) struct LogIndex {
     /// Log number to when it was sealed (ms since the epoch); logs sealed before the open
     /// count from the open.
     sealed_at: Mutex<BTreeMap<u64, u64>>,
+    /// Logs left to a deletion job (obsolete, maybe still on disk): no feed starts in one.
+    retired: Mutex<BTreeSet<u64>>,
 }
 
 impl LogIndex {
     /// The first sequence number of log `number`, from its header.
     pub(crate) fn first_seq(&self, storage: &dyn Storage, number: u64) -> Result<Option<u64>> {
+        if lock(&self.retired).contains(&number) {
+            return Ok(None);
+        }
         if let Some(&known) = lock(&self.first_seqs).get(&number) {
             return Ok(known);
         }
@@ -56,6 +61,18 @@ impl LogIndex {
         lock(&self.first_seqs).remove(&number);
         lock(&self.sealed_at).remove(&number);
     }
+
+    /// Forgets log `number`, which a deletion job will remove: until [`LogIndex::removed`], it
+    /// counts as gone though its file may still be listed.
+    pub(crate) fn retire(&self, number: u64) {
+        self.forget(number);
+        lock(&self.retired).insert(number);
+    }
+
+    /// Log `number`, retired, was removed.
+    pub(crate) fn removed(&self, number: u64) {
+        lock(&self.retired).remove(&number);
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -65,7 +82,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Reads the header of log `number`: its first sequence number, `None` without a header.
 fn read_first_seq(storage: &dyn Storage, number: u64) -> Result<Option<u64>> {
     let name = wal_file_name(number);
-    let file = storage.open(&name, OpenMode::Read)?;
+    let file = match storage.open(&name, OpenMode::Read) {
+        Ok(file) => file,
+        // Removed since it was listed: as if it had never been.
+        Err(crate::Error::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e),
+    };
     let mut reader = match Reader::open(file, ReaderOptions::default()) {
         Ok(r) => r,
         Err(e @ crate::Error::Io { .. }) => return Err(e),

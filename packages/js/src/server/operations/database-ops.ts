@@ -11,8 +11,7 @@ export const databaseOps = {
   compact: row({
     args: [optionalBytes, optionalBytes],
     createsFiles: true,
-    run: (x, _client, start, end) =>
-      x.db.compact({ ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) }),
+    run: (x, _client, start, end) => x.services.compact(start, end),
   }),
   maintain: row({ args: [num], createsFiles: true, run: (x, _client, budget) => x.db.maintain(budget) }),
   /** A consistent copy (the checkpoint flushes the memtable first); resolves with its sequence number. */

@@ -21,6 +21,11 @@ import type { Check, WireRange } from "./wire-checks.js";
 export interface ServerServices {
   /** Runs `job` on the server's queue, alone, after what is queued (waiting queue reads). */
   run(job: () => void): void;
+  /**
+   * Compacts `[start, end]` of the default keyspace (absent: unbounded): here, or by the
+   * maintenance jobs (`Later`: done when it settles, the server serving meanwhile).
+   */
+  compact(start: Uint8Array | undefined, end: Uint8Array | undefined): void | Later<void>;
   /** Returns the sequence number the copy is consistent at. */
   checkpoint(destination: string): number | Promise<number>;
   exportArchive(): Blob;
