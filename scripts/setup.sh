@@ -11,19 +11,24 @@
 #   - with --firefox (the test command): Debian's firefox-esr package, for the browser tests in
 #     Firefox (headless, driven by puppeteer-core over WebDriver BiDi), unless SHALEDB_FIREFOX
 #     names another binary.
-# Flags combine: setup.sh --chromium --firefox --nats.
+#   - with --runtimes (the test command): the JavaScript runtimes of scripts/runtimes.list (Bun,
+#     Deno, Node 22 and 24), each from its npm package into
+#     $HOME/.cache/shaledb/runtimes/<package>-<version>, unless that one is there already.
+# Flags combine: setup.sh --chromium --firefox --nats --runtimes.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 chromium=0
 nats=0
 firefox=0
+runtimes=0
 for arg in "$@"; do
   case "$arg" in
     --chromium) chromium=1 ;;
     --nats) nats=1 ;;
     --firefox) firefox=1 ;;
-    *) die "unknown argument: $arg (known: --chromium, --firefox, --nats)" ;;
+    --runtimes) runtimes=1 ;;
+    *) die "unknown argument: $arg (known: --chromium, --firefox, --nats, --runtimes)" ;;
   esac
 done
 
@@ -97,4 +102,21 @@ if [ "$firefox" = 1 ] && [ ! -x "${SHALEDB_FIREFOX:-/usr/bin/firefox-esr}" ]; th
   command -v apt-get >/dev/null ||
     die "no /usr/bin/firefox-esr and no apt-get: install Firefox, or set SHALEDB_FIREFOX to its binary"
   apt_install "for the browser tests in Firefox" firefox-esr
+fi
+
+# 7. The JavaScript runtimes the package is tested under (scripts/test-runtimes.sh), from the npm
+#    registry: each npm package carries its runtime's binary (as an optional dependency of the
+#    platform's). Installed once per version: one that answers --version is kept.
+if [ "$runtimes" = 1 ]; then
+  while read -r package version; do
+    case "$package" in "" | "#"*) continue ;; esac
+    dir="$HOME/.cache/shaledb/runtimes/$package-$version"
+    if ! "$dir/node_modules/.bin/$package" --version >/dev/null 2>&1; then
+      section "setup: npm install $package@$version into $dir"
+      mkdir -p "$dir"
+      npm install --prefix "$dir" --no-save --no-audit --no-fund --no-package-lock "$package@$version"
+      "$dir/node_modules/.bin/$package" --version >/dev/null ||
+        die "npm install $package@$version gave no working $package binary"
+    fi
+  done <scripts/runtimes.list
 fi

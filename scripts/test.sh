@@ -6,7 +6,8 @@
 #   codecs (gzip, LZW), clippy of the core and bindings for wasm32;
 #   WebAssembly: build (scripts/build-wasm.sh);
 #   JS: build (tsc), strict type check of sources and tests, the packed package in an empty
-#   project (scripts/pack-smoke.sh), the replication example against a real nats-server
+#   project (scripts/pack-smoke.sh), the package's main paths under Bun, Deno, Node 22 and 24
+#   (scripts/test-runtimes.sh; installed by setup.sh --runtimes), the replication example against a real nats-server
 #   (installed by setup.sh --nats), abstract-level's test suite on ShaleLevel (tape), vitest in
 #   Node (two files at a time), then the browser tests: vitest driving headless Debian Chromium
 #   (installed by setup.sh --chromium) through playwright-core, and those whose outcome depends
@@ -28,7 +29,7 @@ step() {
 }
 
 step "setup (installs only what is missing)"
-bash scripts/setup.sh --chromium --firefox --nats
+bash scripts/setup.sh --chromium --firefox --nats --runtimes
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -76,6 +77,9 @@ npm run --silent --workspace packages/js typecheck
 
 step "the packed package installs into an empty project and runs the README example (scripts/pack-smoke.sh)"
 bash scripts/pack-smoke.sh --no-build
+
+step "the package under Bun, Deno, Node 22 and Node 24 (scripts/test-runtimes.sh, runtimes from scripts/runtimes.list)"
+bash scripts/test-runtimes.sh
 
 step "replication through a real NATS JetStream server: leader, followers, crashes, bootstrap (examples/replication, node --test)"
 (cd examples/replication && node --test --test-timeout=120000 test/*.test.mjs)

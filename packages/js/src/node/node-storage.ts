@@ -28,6 +28,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -36,6 +37,7 @@ import {
   statSync,
   unlinkSync,
   writeSync,
+  type Dirent,
 } from "node:fs";
 import { join, resolve } from "node:path";
 
@@ -275,13 +277,21 @@ export class NodeFsStorage implements StorageHost {
   list(): string[] {
     const names: string[] = [];
     try {
-      const entries = readdirSync(this.directory, { withFileTypes: true, encoding: "buffer" });
+      // Bun (1.4) ignores `withFileTypes` with a buffer encoding and gives the names alone:
+      // each is then looked up (a directory is skipped as a `Dirent` would say).
+      const entries: readonly (Dirent<Buffer> | Buffer)[] = readdirSync(this.directory, {
+        withFileTypes: true,
+        encoding: "buffer",
+      });
       for (const entry of entries) {
-        if (!entry.isDirectory()) {
-          const name = decodeName(entry.name);
-          if (name !== undefined) {
-            names.push(name);
-          }
+        const name = decodeName(entry instanceof Uint8Array ? entry : entry.name);
+        if (name === undefined) {
+          continue;
+        }
+        const directory =
+          entry instanceof Uint8Array ? lstatSync(join(this.directory, name)).isDirectory() : entry.isDirectory();
+        if (!directory) {
+          names.push(name);
         }
       }
     } catch (error) {
