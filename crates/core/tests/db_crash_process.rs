@@ -455,14 +455,16 @@ fn kill_rounds(sync: bool, rounds: u64) {
             std::thread::sleep(Duration::from_millis(5 + r % 296));
         }
         let lines = running.kill();
+        // A failed write first: the child then ends by itself (closing, so its LOCK goes).
+        let counts = acked_counts(&lines);
         let ready = lines.iter().any(|l| l == "ready");
         if ready {
             assert!(
                 dir.path().join("LOCK").exists(),
-                "the killed child's LOCK file is gone"
+                "round {round}: the killed child's LOCK file is gone; its last lines: {:?}",
+                &lines[lines.len().saturating_sub(8)..]
             );
         }
-        let counts = acked_counts(&lines);
         total_acks += counts.iter().sum::<u64>();
         eprintln!("round {round}: early={early} acked per thread {counts:?}");
         expected = verify_round(dir.path(), round, &counts, expected);
