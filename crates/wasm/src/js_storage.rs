@@ -22,6 +22,9 @@ use wasm_bindgen::JsCast;
 
 use crate::errors::js_number;
 
+/// The largest file offset a host's `f64` arguments carry exactly (2^53 - 1).
+const MAX_SAFE_OFFSET: u64 = (1 << 53) - 1;
+
 #[wasm_bindgen]
 extern "C" {
     /// The JavaScript object implementing `StorageHost`.
@@ -40,6 +43,9 @@ extern "C" {
     fn size(this: &StorageHost, file: u32) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn truncate(this: &StorageHost, file: u32, length: f64) -> Result<(), JsValue>;
+    /// Optional (`StorageHost.extend` in `storage-host.ts`): only called when the host has it.
+    #[wasm_bindgen(method, catch)]
+    fn extend(this: &StorageHost, file: u32, length: f64) -> Result<bool, JsValue>;
     #[wasm_bindgen(method, catch)]
     fn close(this: &StorageHost, file: u32) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -94,6 +100,8 @@ pub struct JsStorage {
     host: StorageHost,
     /// The host's `lockPrimitives`; without them, the host's own `lock` is used.
     primitives: Option<LockPrimitivesHost>,
+    /// Whether the host extends files ahead of their data (has `extend`).
+    extends: bool,
 }
 
 impl JsStorage {
@@ -102,7 +110,13 @@ impl JsStorage {
             .ok()
             .filter(|p| p.is_object())
             .map(JsCast::unchecked_into::<LockPrimitivesHost>);
-        JsStorage { host, primitives }
+        let extends =
+            Reflect::get(&host, &JsValue::from_str("extend")).is_ok_and(|f| f.is_function());
+        JsStorage {
+            host,
+            primitives,
+            extends,
+        }
     }
 
     /// The host's lock primitives; a host without them cannot run the lock-file protocol.
@@ -184,6 +198,7 @@ impl Storage for JsStorage {
             host: self.host.clone(),
             id,
             name: name.to_owned(),
+            extends: self.extends,
         }))
     }
 
@@ -334,6 +349,8 @@ struct JsFile {
     host: StorageHost,
     id: u32,
     name: String,
+    /// Whether the host has `extend` (Node.js: preallocation of write-ahead logs).
+    extends: bool,
 }
 
 impl StorageFile for JsFile {
@@ -394,14 +411,26 @@ impl StorageFile for JsFile {
             .map_err(|e| host_error("truncate", &self.name, &e))
     }
 
-    /// No preallocation through a JavaScript host: the hosts have no such call (none is added
-    /// here), and in browsers a file's whole size would count against the origin's OPFS quota
-    /// and travel in exports. Logs are written as they grow, one host write per commit, and
-    /// nothing is mapped (the default `map_writable`). Node could gain what native gains for
-    /// synced writes (a sync that does not change the file's size) from a host call that
-    /// extends the file; that is left to a change of the Node host.
-    fn allocate(&self, _offset: u64, _len: u64) -> Result<bool> {
-        Ok(false)
+    /// Through the host's `extend` where it has one (Node.js: the file is extended, sparse, so
+    /// that a synced write into the range does not change the file's size and its
+    /// `fdatasync` commits no metadata). Other hosts preallocate nothing (`false`): in browsers
+    /// a file's whole size counts against the origin's OPFS quota and travels in exports.
+    /// Nothing is mapped through a host (the default `map_writable`).
+    fn allocate(&self, offset: u64, len: u64) -> Result<bool> {
+        if !self.extends {
+            return Ok(false);
+        }
+        let end = offset
+            .checked_add(len)
+            .filter(|&e| e <= MAX_SAFE_OFFSET)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{len} bytes at offset {offset} are beyond what a storage host can address"
+                ))
+            })?;
+        self.host
+            .extend(self.id, end as f64)
+            .map_err(|e| host_error("allocate", &self.name, &e))
     }
 }
 

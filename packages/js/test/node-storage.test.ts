@@ -166,6 +166,20 @@ describe("NodeFsStorage", () => {
     expect(storage.size(id)).toBe(9);
   });
 
+  it("extend grows a file with zeros and never shortens it", () => {
+    const id = storage.open("f", OpenMode.Create);
+    storage.write(id, 0, encoder.encode("abc"));
+    expect(storage.extend(id, 4096)).toBe(true);
+    expect(storage.size(id)).toBe(4096);
+    const buffer = new Uint8Array(5);
+    expect(storage.read(id, 0, buffer)).toBe(5);
+    expect([...buffer]).toEqual([97, 98, 99, 0, 0]);
+    expect(storage.extend(id, 10)).toBe(true);
+    expect(storage.size(id)).toBe(4096);
+    storage.close(id);
+    expect(() => storage.extend(id, 10)).toThrow(expect.objectContaining({ code: "EBADF" }));
+  });
+
   it("writes large buffers whole", () => {
     const data = new Uint8Array(3 << 20).map((_, i) => i * 7);
     const id = storage.open("big", OpenMode.Create);

@@ -44,6 +44,15 @@ export interface StorageHost {
   sync(file: number): void;
   size(file: number): number;
   truncate(file: number, length: number): void;
+  /**
+   * Optional: makes the file at least `length` bytes long, the new bytes zeros (never
+   * shorter; sparse where the file system makes it so), durable with the next `sync`; returns
+   * whether it did. The core extends write-ahead logs ahead of their data through it, so that
+   * a synced write does not change a file's size (whose `fdatasync` then commits no metadata).
+   * A host without it (browsers: a file's whole size counts against the OPFS quota) writes
+   * logs as they grow.
+   */
+  extend?(file: number, length: number): boolean;
   /** Closes the id (the core dropped its last handle). */
   close(file: number): void;
   exists(name: string): boolean;

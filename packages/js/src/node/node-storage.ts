@@ -211,6 +211,19 @@ export class NodeFsStorage implements StorageHost {
     });
   }
 
+  /** Extends the file to `length` bytes with `ftruncate` (sparse) if it is shorter. */
+  extend(file: number, length: number): boolean {
+    const { fd, name } = this.#file(file);
+    try {
+      if (fstatSync(fd).size < length) {
+        ftruncateSync(fd, length);
+      }
+    } catch (error) {
+      throw fsError("extend", name, error);
+    }
+    return true;
+  }
+
   size(file: number): number {
     const { fd, name } = this.#file(file);
     try {
