@@ -9,10 +9,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod engine;
-#[cfg(feature = "peers")]
+#[cfg(feature = "fjall-peer")]
 pub mod fjall_engine;
 pub mod latency;
-#[cfg(feature = "peers")]
+#[cfg(feature = "rocksdb-peer")]
 pub mod rocksdb_engine;
 pub mod shaledb_engine;
 pub mod shaledb_jobs_engine;

@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run --release -- [FILTER...] [--engines=shaledb,rocksdb,fjall]
 //! cargo run --release --no-default-features -- [FILTER...]   # ShaleDB alone, no RocksDB build
+//! cargo run --release --no-default-features --features fjall-peer -- [FILTER...]  # and fjall
 //! ```
 //!
 //! A panic in one engine's case (ShaleDB's `todo!()` while the engine is being written) ends
@@ -13,9 +14,11 @@
 
 use std::path::PathBuf;
 
+#[cfg(feature = "fjall-peer")]
+use shaledb_bench_native::fjall_engine;
+#[cfg(feature = "rocksdb-peer")]
+use shaledb_bench_native::rocksdb_engine;
 use shaledb_bench_native::workloads::{self, Config};
-#[cfg(feature = "peers")]
-use shaledb_bench_native::{fjall_engine, rocksdb_engine};
 use shaledb_bench_native::{shaledb_engine, shaledb_jobs_engine};
 use shaledb_bench_support::Bench;
 
@@ -35,12 +38,13 @@ fn main() {
             "shaledb-jobs" => {
                 workloads::run::<shaledb_jobs_engine::ShaleDbJobs>(&bench, &cfg);
             }
-            #[cfg(feature = "peers")]
+            #[cfg(feature = "rocksdb-peer")]
             "rocksdb" => workloads::run::<rocksdb_engine::RocksDb>(&bench, &cfg),
-            #[cfg(feature = "peers")]
+            #[cfg(feature = "fjall-peer")]
             "fjall" => workloads::run::<fjall_engine::Fjall>(&bench, &cfg),
             other => eprintln!(
-                "engine {other:?} is not built (shaledb, shaledb-jobs; rocksdb and fjall need the `peers` feature)"
+                "engine {other:?} is not built (shaledb, shaledb-jobs; rocksdb and fjall need the \
+                 `rocksdb-peer` and `fjall-peer` features, both in `peers`)"
             ),
         }
     }
@@ -48,14 +52,16 @@ fn main() {
 
 /// The engines named by `--engines=a,b`; by default every engine built.
 fn engines_arg() -> Vec<String> {
-    let built = if cfg!(feature = "peers") {
-        "shaledb,rocksdb,fjall"
-    } else {
-        "shaledb"
-    };
+    let mut built = vec!["shaledb"];
+    if cfg!(feature = "rocksdb-peer") {
+        built.push("rocksdb");
+    }
+    if cfg!(feature = "fjall-peer") {
+        built.push("fjall");
+    }
     std::env::args()
         .find_map(|a| a.strip_prefix("--engines=").map(str::to_owned))
-        .unwrap_or_else(|| built.to_owned())
+        .unwrap_or_else(|| built.join(","))
         .split(',')
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
