@@ -21,7 +21,7 @@ const MAX_BATCH = 1024;
 /** Entries counted per call into the instance by {@link SyncIterator.countAllInSlices} (well under a millisecond). */
 const COUNT_SLICE_ENTRIES = 1024;
 /** How long {@link SyncIterator.countAllInSlices} counts before it pauses. */
-const COUNT_SLICE_MS = 2;
+const COUNT_SLICE_MS = 1;
 
 /**
  * The first batch's size: the caller's `limit` when it is at most {@link MAX_BATCH} (it said
