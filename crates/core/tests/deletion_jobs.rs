@@ -1,6 +1,6 @@
 //! Deletion jobs (`Db::hand_out_deletions`): obsolete tables and logs are removed by the runner,
 //! not by the thread that installs outputs; a deletion job abandoned is handed out again, and
-//! what no job removed before a close goes at the next open.
+//! what no job removed goes at the close (after a crash, at the next open: the fault sweep).
 #![allow(
     clippy::unwrap_used,
     reason = "test helpers: a panic is a test failure (clippy.toml only covers #[test] fns)"
@@ -125,8 +125,7 @@ fn obsolete_tables_and_logs_left_to_deletion_jobs_are_removed_by_the_runner_only
 }
 
 #[test]
-fn an_abandoned_deletion_job_is_handed_out_again_and_what_is_left_at_a_close_goes_at_the_next_open()
-{
+fn an_abandoned_deletion_job_is_handed_out_again_and_what_jobs_left_goes_at_the_close() {
     let dir = tempfile::tempdir().unwrap();
     let (db, model, mut held) = until_a_deletion_is_held(dir.path());
     let job = held.pop().expect("a deletion job");
@@ -138,12 +137,14 @@ fn an_abandoned_deletion_job_is_handed_out_again_and_what_is_left_at_a_close_goe
     assert!(work.tables.iter().all(|n| again_work.tables.contains(n)));
     assert!(work.logs.iter().all(|n| again_work.logs.contains(n)));
     assert!(tables_on_disk(dir.path()).len() > db.stats().level_files.iter().sum::<usize>());
-    // Left out at the close: the next open removes them.
+    // Out when the database closes: the close removes its files itself.
     db.close().unwrap();
-    let db = Db::open(dir.path(), options()).unwrap();
-    assert_eq!(orphans(dir.path(), &db), 0);
     let on_disk = tables_on_disk(dir.path());
     assert!(work.tables.iter().all(|n| !on_disk.contains(n)));
+    let on_disk = logs(dir.path());
+    assert!(work.logs.iter().all(|n| !on_disk.contains(n)));
+    let db = Db::open(dir.path(), options()).unwrap();
+    assert_eq!(orphans(dir.path(), &db), 0);
     assert_eq!(scan(&db), model);
     // A late runner of the closed open's job removes nothing the new open needs.
     let output = run_remote(dir.path(), &again);

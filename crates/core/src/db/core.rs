@@ -92,6 +92,7 @@ impl DbInner {
         self.discard_next_log();
         self.changes.notify_commit();
         let synced = self.writes.exclusive(|wal, _| wal.sync_for_close());
+        self.delete_what_jobs_left();
         self.dir_lock
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -104,6 +105,22 @@ impl DbInner {
                 Err(e)
             }
         })
+    }
+}
+
+impl DbInner {
+    /// At a close: the obsolete files left to deletion jobs that no job removed go now (the
+    /// runners are stopped or will find them gone: a runner skips a file already removed), so
+    /// a closed database's directory holds only what it needs. Best effort: what a failure
+    /// leaves, the next open removes.
+    fn delete_what_jobs_left(&self) {
+        if !self.maintenance.deletions_by_jobs() || self.health.is_poisoned() {
+            return;
+        }
+        self.maintenance.set_deletions_by_jobs(false);
+        let mut work = self.maintenance.lock();
+        work.drop_deletion_jobs();
+        let _ = self.delete_obsolete_files(&mut work);
     }
 }
 

@@ -279,6 +279,14 @@ impl MaintenanceGuard<'_> {
         })
     }
 
+    /// Forgets the issued deletion jobs (a close: their runners are stopped, and what they
+    /// did not remove is removed here).
+    pub(crate) fn drop_deletion_jobs(&mut self) {
+        self.0
+            .issued
+            .retain(|j| !matches!(j.claim, Claim::Delete(_)));
+    }
+
     /// Replaces the files left for a deletion job.
     pub(crate) fn set_doomed(&mut self, doomed: DeleteWork) {
         self.0.doomed = doomed;

@@ -307,8 +307,8 @@ impl Db {
     /// Leaves the removal of obsolete tables and logs to deletion jobs handed out by
     /// [`Db::next_job`] ([`crate::jobs::DeleteWork`]; `true`), or removes them here (`false`, the
     /// default). Unlinking a big file can hold a thread for milliseconds: a database whose
-    /// thread must not wait on the disk hands them out. Files not yet removed when the database
-    /// closes (or crashes) are removed by the next open.
+    /// thread must not wait on the disk hands them out. Files no job removed are removed by
+    /// the close (after a crash, by the next open).
     pub fn hand_out_deletions(&self, on: bool) {
         self.inner.maintenance.set_deletions_by_jobs(on);
     }
