@@ -2,7 +2,7 @@
 //! starts (its header's first sequence number, read once and remembered) and when it was
 //! sealed (for age-based retention).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
 use crate::recordio::{Reader, ReaderOptions};
@@ -20,8 +20,9 @@ pub(crate) struct LogIndex {
     /// Log number to when it was sealed (ms since the epoch); logs sealed before the open
     /// count from the open.
     sealed_at: Mutex<BTreeMap<u64, u64>>,
-    /// Logs left to a deletion job (obsolete, maybe still on disk): no feed starts in one.
-    retired: Mutex<BTreeSet<u64>>,
+    /// Logs left to a deletion job (obsolete, maybe still on disk): no feed starts in one. A
+    /// few at a time (a `Vec`: no B-tree of its own in the WebAssembly module).
+    retired: Mutex<Vec<u64>>,
 }
 
 impl LogIndex {
@@ -66,12 +67,15 @@ impl LogIndex {
     /// counts as gone though its file may still be listed.
     pub(crate) fn retire(&self, number: u64) {
         self.forget(number);
-        lock(&self.retired).insert(number);
+        let mut retired = lock(&self.retired);
+        if !retired.contains(&number) {
+            retired.push(number);
+        }
     }
 
     /// Log `number`, retired, was removed.
     pub(crate) fn removed(&self, number: u64) {
-        lock(&self.retired).remove(&number);
+        lock(&self.retired).retain(|&n| n != number);
     }
 }
 
