@@ -283,12 +283,14 @@ impl Db {
         self.inner.maintain(budget)
     }
 
-    /// Hands out the next maintenance job due, if any (at most one flush and one compaction
-    /// are out at a time): run it anywhere with [`crate::jobs::run_job`] over a storage of this
-    /// directory, then [`Db::install_job`] its output or [`Db::abandon_job`] it. Open with
-    /// `background_thread: false` (and do not call [`Db::maintain`] meanwhile) to leave all
-    /// maintenance to jobs; a writer that finds too many memtables waiting still flushes one
-    /// itself. A failure poisons the database.
+    /// Hands out the next maintenance job due, if any (at most one flush, one compaction and
+    /// one deletion are out at a time; in that order of preference, a requested compaction's
+    /// passes before the compactions the tree picks): run it anywhere with
+    /// [`crate::jobs::run_job`] over a storage of this directory, then [`Db::install_job`] its
+    /// output or [`Db::abandon_job`] it. Open with `background_thread: false` (and do not call
+    /// [`Db::maintain`] meanwhile) to leave all maintenance to jobs; a writer that must switch
+    /// its memtable while too many wait for a flush still flushes one itself. A failure
+    /// poisons the database.
     pub fn next_job(&self) -> Result<Option<crate::jobs::MaintenanceJob>> {
         self.inner.next_job()
     }

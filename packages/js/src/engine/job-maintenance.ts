@@ -101,7 +101,7 @@ export class JobScheduler {
   readonly #run: (task: () => void) => void;
   readonly #fallback: MaintenanceScheduler;
   readonly #busy: (busy: boolean) => void;
-  /** Jobs out (the database has at most one flush and one compaction out). */
+  /** Jobs out (the database has at most one flush, one compaction, one deletion and one log sync out). */
   #out = 0;
   #polling = false;
   #failed = false;
