@@ -11,8 +11,7 @@ mod sweep_support;
 
 use std::collections::BTreeMap;
 
-use job_support::{options, orphans, put_range, run_remote, runner};
-use shaledb::file_names::{parse_file_name, wal_numbers, FileKind};
+use job_support::{logs, options, orphans, put_range, run_remote, tables_on_disk};
 use shaledb::jobs::{DeleteWork, JobWork, MaintenanceJob};
 use shaledb::Db;
 use sweep_support::scan;
@@ -53,25 +52,6 @@ fn deletion(job: &MaintenanceJob) -> &DeleteWork {
         JobWork::Delete(work) => work,
         other => panic!("not a deletion: {other:?}"),
     }
-}
-
-/// Log files in `dir`.
-fn logs(dir: &std::path::Path) -> Vec<u64> {
-    wal_numbers(&runner(dir).list().unwrap())
-}
-
-fn tables_on_disk(dir: &std::path::Path) -> Vec<u64> {
-    let mut tables: Vec<u64> = runner(dir)
-        .list()
-        .unwrap()
-        .iter()
-        .filter_map(|n| match parse_file_name(n) {
-            Some(FileKind::Table(n)) => Some(n),
-            _ => None,
-        })
-        .collect();
-    tables.sort_unstable();
-    tables
 }
 
 #[test]

@@ -11,8 +11,7 @@ mod sweep_support;
 
 use std::collections::BTreeMap;
 
-use job_support::{options, orphans, put_range, run_all_jobs, run_remote, runner};
-use shaledb::file_names::{parse_file_name, FileKind};
+use job_support::{logs, options, orphans, put_range, run_all_jobs, run_remote, runner};
 use shaledb::jobs::{run_job, JobWork, MaintenanceJob};
 use shaledb::{Db, Error};
 use sweep_support::scan;
@@ -203,21 +202,6 @@ fn a_compaction_left_between_steps_here_does_not_stop_compaction_jobs() {
     assert!(db.stats().level_files[0] < 2, "{:?}", db.stats());
     assert_eq!(orphans(dir.path(), &db), 0);
     assert_eq!(scan(&db), model);
-}
-
-/// Log files in `dir`, by number.
-fn logs(dir: &std::path::Path) -> Vec<u64> {
-    let mut numbers: Vec<u64> = runner(dir)
-        .list()
-        .unwrap()
-        .iter()
-        .filter_map(|n| match parse_file_name(n) {
-            Some(FileKind::Wal(number)) => Some(number),
-            _ => None,
-        })
-        .collect();
-    numbers.sort_unstable();
-    numbers
 }
 
 fn sync_log_number(job: &MaintenanceJob) -> u64 {

@@ -79,3 +79,30 @@ pub fn run_all_jobs(dir: &std::path::Path, db: &Db) -> (usize, usize) {
     }
     (flushes, compactions)
 }
+
+/// Log files in `dir`, by number.
+pub fn logs(dir: &std::path::Path) -> Vec<u64> {
+    numbers_of(dir, |kind| match kind {
+        FileKind::Wal(n) => Some(n),
+        _ => None,
+    })
+}
+
+/// Table files in `dir`, by number.
+pub fn tables_on_disk(dir: &std::path::Path) -> Vec<u64> {
+    numbers_of(dir, |kind| match kind {
+        FileKind::Table(n) => Some(n),
+        _ => None,
+    })
+}
+
+fn numbers_of(dir: &std::path::Path, pick: impl Fn(FileKind) -> Option<u64>) -> Vec<u64> {
+    let mut numbers: Vec<u64> = runner(dir)
+        .list()
+        .unwrap()
+        .iter()
+        .filter_map(|n| parse_file_name(n).and_then(&pick))
+        .collect();
+    numbers.sort_unstable();
+    numbers
+}
