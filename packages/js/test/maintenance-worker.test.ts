@@ -3,7 +3,7 @@
 // (src/node/maintenance-runner.ts), installing each output here with one manifest edit; when the
 // runner fails, maintenance falls back to turns in this thread (src/engine/job-maintenance.ts).
 // Assertions are about what the database holds and the shape of its tree, never about time.
-import { readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 
 import { describe, expect, it } from "vitest";
 
@@ -92,6 +92,24 @@ describe("the Promise API's maintenance worker", () => {
     expect(await db.count()).toBe(n / 2 + 1);
     // The tables it replaced are removed by a deletion job, not left until the next open.
     await eventually(async () => orphans(dir, await db.stats()) === 0);
+    await db.close();
+  }, 60_000);
+
+  it.runIf(process.platform === "linux")("the maintenance workers run at the lowest CPU priority (nice 19) on Linux", async () => {
+    const dir = tempDir("jobs-nice");
+    const db = await open(dir, { memtableSize: MEMTABLE });
+    for (let i = 0; i < 3000; i++) {
+      await db.put(key(i, 3000), `${VALUE}${i}`);
+    }
+    await eventually(async () => (await db.stats()).jobsInstalled > 0);
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (counted from the
+    // last ")", as the command name may hold anything).
+    const nice = readdirSync("/proc/self/task").map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    });
+    expect(nice).toContain(19);
+    expect(nice).toContain(0);
     await db.close();
   }, 60_000);
 
