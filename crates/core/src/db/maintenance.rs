@@ -264,18 +264,23 @@ impl MaintenanceGuard<'_> {
 
     /// Whether an issued job deletes files.
     pub(crate) fn deletion_issued(&self) -> bool {
-        self.0
-            .issued
-            .iter()
-            .any(|j| matches!(j.claim, Claim::Delete(_)))
+        self.deletions().next().is_some()
     }
 
-    /// Whether an issued deletion job removes table `number` (`table`) or log `number`.
-    pub(crate) fn deleting(&self, table: bool, number: u64) -> bool {
-        self.0.issued.iter().any(|j| match &j.claim {
-            Claim::Delete(d) if table => d.tables.contains(&number),
-            Claim::Delete(d) => d.logs.contains(&number),
-            _ => false,
+    /// Whether an issued deletion job removes table `number`.
+    pub(crate) fn deleting_table(&self, number: u64) -> bool {
+        self.deletions().any(|d| d.tables.contains(&number))
+    }
+
+    /// Whether an issued deletion job removes log `number`.
+    pub(crate) fn deleting_log(&self, number: u64) -> bool {
+        self.deletions().any(|d| d.logs.contains(&number))
+    }
+
+    fn deletions(&self) -> impl Iterator<Item = &DeleteWork> {
+        self.0.issued.iter().filter_map(|j| match &j.claim {
+            Claim::Delete(d) => Some(d),
+            _ => None,
         })
     }
 

@@ -44,7 +44,7 @@ impl DbInner {
         for name in &names {
             match parse_file_name(name) {
                 Some(FileKind::Wal(n)) if n < log_number && !kept.contains(&n) => {
-                    if work.deleting(false, n) {
+                    if work.deleting_log(n) {
                         continue;
                     }
                     if by_jobs {
@@ -55,7 +55,7 @@ impl DbInner {
                     self.changes.logs().forget(n);
                 }
                 Some(FileKind::Table(n)) if !live.contains(&n) && !pending.contains(&n) => {
-                    if work.deleting(true, n) {
+                    if work.deleting_table(n) {
                         continue;
                     }
                     self.tables.evict(n);
