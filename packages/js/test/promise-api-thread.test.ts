@@ -3,7 +3,7 @@
 // the whole engine runs in a worker thread (src/node/worker-transport.ts), as browsers run
 // theirs, so nothing it does holds up the caller's event loop. Either way a process that forgets
 // close() still ends by itself, releasing the database's lock.
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -134,6 +134,31 @@ describe('engineThread: "caller" (the default) runs the Promise API\'s engine in
       ).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     }
   });
+
+  it("a top-level await of close() with jobs under way settles: the workers keep the process alive until they exited", async () => {
+    // The race this guards against is timing-dependent (a job's answer arriving while the
+    // close terminates its worker unref'd the worker, and the process ended with the close
+    // pending: exit code 13); one run caught it about once in six, so twelve run, four at a time.
+    const runs = Array.from({ length: 12 }, (_, i) => join(tempDir(`thread-close-busy-${i}`), "db"));
+    for (let i = 0; i < runs.length; i += 4) {
+      const outcomes = await Promise.all(
+        runs.slice(i, i + 4).map(
+          (dir) =>
+            new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+              execFile(process.execPath, [fixture("close-while-busy.mjs"), dir], { timeout: 30_000 }, (error, stdout, stderr) => {
+                resolve({ code: error === null ? 0 : (error.code as number | null), stdout, stderr });
+              });
+            }),
+        ),
+      );
+      for (const outcome of outcomes) {
+        expect(outcome).toEqual({ code: 0, stdout: "closed\n", stderr: "" });
+      }
+    }
+    for (const dir of runs) {
+      expect(existsSync(join(dir, "LOCK"))).toBe(false);
+    }
+  }, 120_000);
 
   it("a process that never closes such a database, its maintenance worker busy, ends by itself and leaves no LOCK behind either", () => {
     const dir = join(tempDir("thread-leave-caller"), "db");

@@ -82,6 +82,10 @@ class WorkerLane {
     this.#worker = undefined;
     this.#failAll(new ShaleError("CLOSED", "shaledb: the database closed"));
     if (worker !== undefined) {
+      // An idle worker is unref'd: without this, the process could end while `close()` still
+      // awaits the worker's exit (a top-level `await db.close()` then never settles: exit 13;
+      // the answer of a job under way, arriving meanwhile, must not unref it either).
+      worker.ref();
       await worker.terminate();
     }
   }
@@ -105,7 +109,8 @@ class WorkerLane {
     worker.on("message", (answer: FromMaintenanceWorker) => {
       const pending = this.#pending.get(answer.id);
       this.#pending.delete(answer.id);
-      if (this.#pending.size === 0) {
+      // Not once closing: the worker must keep the process alive until it has exited.
+      if (this.#pending.size === 0 && !this.#closed) {
         worker.unref();
       }
       if (answer.ok) {
