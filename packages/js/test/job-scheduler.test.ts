@@ -5,103 +5,10 @@
 // compaction jobs. Assertions are about the database and the jobs, never about time.
 import { describe, expect, it } from "vitest";
 
-import { call, wasm } from "../src/engine/instance.js";
-import { MaintenanceScheduler } from "../src/engine/maintenance.js";
-import { JobScheduler, type JobLane, type JobRunner } from "../src/engine/job-maintenance.js";
-import { jobDatabase, openDatabaseSync, type SyncDatabaseImpl } from "../src/engine/sync-database.js";
-import { nodeEnvironment } from "../src/node/environment.js";
-import { NodeFsStorage } from "../src/node/node-storage.js";
-import { useNodeLoader } from "../src/node/load-wasm.js";
+import { jobDatabase } from "../src/engine/sync-database.js";
 
+import { HeldRunner, VALUE, failingRunner, key, orphans, scheduled } from "./fixtures/scheduled-database.js";
 import { tempDir } from "./helpers.js";
-
-useNodeLoader();
-
-const MEMTABLE = 64 * 1024;
-const VALUE = "v".repeat(300);
-
-function key(i: number, n: number): string {
-  return `k${String((i * 7919) % n).padStart(6, "0")}`;
-}
-
-/** A runner over `dir` that runs a job only once its lane is let go (`release`). */
-class HeldRunner implements JobRunner {
-  readonly lanes: JobLane[] = [];
-  readonly #storage: NodeFsStorage;
-  readonly #held: { lane: JobLane; go: () => void }[] = [];
-  readonly #open: Set<JobLane> = new Set();
-
-  constructor(dir: string) {
-    this.#storage = new NodeFsStorage(dir, { create: false });
-  }
-
-  run(job: Uint8Array, lane: JobLane): Promise<Uint8Array> {
-    this.lanes.push(lane);
-    return new Promise<void>((resolve) => {
-      if (this.#open.has(lane)) resolve();
-      else this.#held.push({ lane, go: resolve });
-    }).then(() => {
-      try {
-        return call(() => wasm.runJob(this.#storage, job));
-      } finally {
-        this.#storage.releaseAll();
-      }
-    });
-  }
-
-  /** Lets lane `lane` run: its held jobs now, later ones at once. */
-  release(lane: JobLane): void {
-    this.#open.add(lane);
-    for (const h of this.#held.filter((h) => h.lane === lane)) h.go();
-  }
-
-  /** Holds lane `lane`'s later jobs again. */
-  hold(lane: JobLane): void {
-    this.#open.delete(lane);
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-/** A database with maintenance left to `runner`; tasks run when `drain` is called. */
-function scheduled(dir: string, runner: JobRunner) {
-  const db: SyncDatabaseImpl = openDatabaseSync(nodeEnvironment, dir, {
-    memtableSize: MEMTABLE,
-    autoMaintenance: false,
-  });
-  const tasks: (() => void)[] = [];
-  const turns = new MaintenanceScheduler(
-    { maintain: (budget) => db.maintain(budget), memtableBytes: () => db.stats().memtableBytes, sealMemtable: () => undefined },
-    { run: (turn) => turn() },
-  );
-  const jobs = new JobScheduler(jobDatabase(db), runner, { run: (task) => tasks.push(task), fallback: turns });
-  const drain = async (): Promise<void> => {
-    for (let i = 0; i < 5; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      while (tasks.length > 0) tasks.shift()?.();
-    }
-  };
-  let written = 0;
-  /** Writes `count` more keys of `n` (draining every `drainEvery` writes, if given); returns the last key. */
-  const write = async (count: number, n: number, drainEvery = 0): Promise<string> => {
-    for (let j = 0; j < count; j++, written++) {
-      db.put(key(written, n), `${VALUE}${written}`);
-      jobs.served(400);
-      if (drainEvery > 0 && written % drainEvery === drainEvery - 1) await drain();
-    }
-    return key(written - 1, n);
-  };
-  return { db, jobs, drain, write };
-}
-
-/** Table files of `dir` that its database does not name. */
-async function tablesBeyondLive(dir: string, db: SyncDatabaseImpl): Promise<number> {
-  const { readdirSync } = await import("node:fs");
-  const tables = readdirSync(dir).filter((name) => name.endsWith(".sst")).length;
-  return tables - db.stats().levels.reduce((n, l) => n + l.files, 0);
-}
 
 describe("the job scheduler of a database in the calling thread", () => {
   it("runs flushes and log syncs in one lane, compactions and deletions in the other", async () => {
@@ -117,7 +24,7 @@ describe("the job scheduler of a database in the calling thread", () => {
     expect(runner.lanes.filter((l) => l === "compaction").length).toBeGreaterThan(1);
     expect(db.stats().jobsInstalled).toBeGreaterThan(3);
     // The deletions ran: no table is left that the database does not name.
-    expect(await tablesBeyondLive(dir, db)).toBe(0);
+    expect(orphans(dir, db.stats())).toBe(0);
     expect(db.count()).toBe(n);
     await jobs.stop();
     db.close();
@@ -212,19 +119,12 @@ describe("the job scheduler of a database in the calling thread", () => {
 
   it("a compact() asked for when the runner has failed is done here; one pending when it fails is done here too", async () => {
     const dir = tempDir("compact-fallback");
-    let attempts = 0;
-    const failing: JobRunner = {
-      run: () => {
-        attempts++;
-        return Promise.reject(new Error("the runner's disk is gone"));
-      },
-      close: () => Promise.resolve(),
-    };
+    const { runner: failing, attempts } = failingRunner();
     const { db, jobs, drain, write } = scheduled(dir, failing);
     await write(2000, 2000);
     const pending = jobs.compact(undefined, undefined);
     expect(pending).toBeInstanceOf(Promise);
-    while (attempts < 3) await drain();
+    while (attempts() < 3) await drain();
     await drain();
     await pending;
     expect(db.stats().levels[0]?.files).toBe(0);

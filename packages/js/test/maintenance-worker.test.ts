@@ -8,30 +8,14 @@ import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 import "../src/node.js";
-import { MaintenanceScheduler } from "../src/engine/maintenance.js";
-import { JobScheduler, type JobRunner } from "../src/engine/job-maintenance.js";
-import { jobDatabase, openDatabaseSync, type SyncDatabaseImpl } from "../src/engine/sync-database.js";
-import { nodeEnvironment } from "../src/node/environment.js";
 // The package as built: its maintenance worker is a module beside it (dist/node/).
 import { open, openSync, type Stats } from "shaledb";
 
+import { MEMTABLE, VALUE, failingRunner, key, orphans, scheduled } from "./fixtures/scheduled-database.js";
 import { tempDir } from "./helpers.js";
-
-const MEMTABLE = 64 * 1024;
-const VALUE = "v".repeat(300);
-
-function key(i: number, n: number): string {
-  return `k${String((i * 7919) % n).padStart(6, "0")}`;
-}
 
 function beyondL0(stats: Stats): number {
   return stats.levels.slice(1).reduce((sum, l) => sum + l.files, 0);
-}
-
-/** Table files in `dir` that its database does not name. */
-function orphans(dir: string, stats: Stats): number {
-  const tables = readdirSync(dir).filter((name) => name.endsWith(".sst")).length;
-  return tables - stats.levels.reduce((n, l) => n + l.files, 0);
 }
 
 /** Resolves once `check` holds, polling between turns of the event loop (fails after 20 s). */
@@ -115,42 +99,22 @@ describe("the Promise API's maintenance worker", () => {
 
   it("a runner that fails hands maintenance back to this thread: flushes and compactions go on, nothing is lost", async () => {
     const dir = tempDir("jobs-fallback");
-    const db: SyncDatabaseImpl = openDatabaseSync(nodeEnvironment, dir, {
-      memtableSize: MEMTABLE,
-      autoMaintenance: false,
-    });
-    let attempts = 0;
-    const failing: JobRunner = {
-      run: () => {
-        attempts++;
-        return Promise.reject(new Error("the runner's disk is gone"));
-      },
-      close: () => Promise.resolve(),
-    };
-    const tasks: (() => void)[] = [];
-    const turns = new MaintenanceScheduler(
-      {
-        maintain: (budget) => db.maintain(budget),
-        memtableBytes: () => db.stats().memtableBytes,
-        sealMemtable: () => undefined,
-      },
-      { run: (turn) => turn() },
-    );
-    const jobs = new JobScheduler(jobDatabase(db), failing, { run: (task) => tasks.push(task), fallback: turns });
+    const { runner: failing, attempts } = failingRunner();
+    const { db, jobs, runTasks } = scheduled(dir, failing);
     const n = 3000;
     for (let i = 0; i < 3 * n; i++) {
       db.put(key(i, n), `${VALUE}${i}`);
       jobs.served(400);
-      while (tasks.length > 0) tasks.shift()?.();
+      runTasks();
       if (i % 500 === 499) await new Promise((resolve) => setTimeout(resolve, 1));
-      while (tasks.length > 0) tasks.shift()?.();
+      runTasks();
     }
     await eventually(() => {
-      while (tasks.length > 0) tasks.shift()?.();
+      runTasks();
       const stats = db.stats();
       return beyondL0(stats) > 0 && stats.levels[0]!.files < 4;
     });
-    expect(attempts).toBeGreaterThan(0);
+    expect(attempts()).toBeGreaterThan(0);
     expect(db.stats().jobsInstalled).toBe(0);
     expect(orphans(dir, db.stats())).toBe(0);
     expect(db.count()).toBe(n);
