@@ -76,7 +76,7 @@ impl DbInner {
                 return Ok(Some(MaintenanceJob {
                     id,
                     work: JobWork::Delete(doomed),
-                    table: self.maintenance.table_options().clone(),
+                    table,
                     outputs: Vec::new(),
                 }));
             }

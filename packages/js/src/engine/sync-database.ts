@@ -420,7 +420,7 @@ export function jobDatabase(db: SyncDatabaseImpl): JobDatabase {
     compactionsDone: () => handle.call(() => wasm.dbCompactionsDone(handle.id)),
     writeWouldFlush: () => handle.call(() => wasm.dbWriteWouldFlush(handle.id)),
     compactHere: (start, end) => {
-      handle.write(() => wasm.dbCompact(handle.id, 0, start, end));
+      db.compact({ start, end });
     },
   };
 }

@@ -164,7 +164,7 @@ export class DatabaseServer {
     if (byJobs !== undefined) {
       return new Later(byJobs);
     }
-    this.db.compact({ ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) });
+    this.db.compact({ start, end });
   }
 
   /** Whether the server stopped serving (it closed, or its instance panicked). */
