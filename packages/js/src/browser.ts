@@ -17,6 +17,8 @@ import { checkDatabaseName, databaseNames, removeDatabaseDirectory } from "./bro
 import { lockNames, type ImportRequest } from "./browser/messages.js";
 import { BrowserDatabaseImpl, type BrowserDatabase } from "./browser/page/browser-database.js";
 import { firstMessage, spawnWorker } from "./browser/page/spawn-worker.js";
+import { inDedicatedWorker } from "./browser/support.js";
+import { moduleUrl } from "./browser/wasm-urls.js";
 import { fromWire } from "./transport/wire-error.js";
 import type { JsonEncoded, KeyEncoding, KeyOf, ValueEncoding, ValueOf } from "./types.js";
 
@@ -96,6 +98,8 @@ export async function importDatabase(
   } else {
     throw invalidArgument("the archive must be a Blob, an ArrayBuffer or a Uint8Array");
   }
+  // A test hook (not public): stop the import at a given step; the worker is then ended.
+  const debug: unknown = given["debug"];
   // Checked here first (the worker checks again, holding the lock) so that an import into an
   // open database fails at once, without starting a worker.
   const probe = await acquireLockSoon(lockNames.database(name));
@@ -103,18 +107,20 @@ export async function importDatabase(
     throw new ShaleError("LOCKED", `shaledb: database "${name}" is open in this or another tab; close it first`);
   }
   probe();
+  const request: ImportRequest = { type: "import", name, archive: blob, overwrite };
+  if (inDedicatedWorker()) {
+    // Here (an application's worker, `openInWorker`'s) the import runs in place: OPFS sync
+    // access handles exist in this thread. A nested worker would cost a start, and Firefox's
+    // `new Worker()` inside a worker now and then blocks its caller for good.
+    // (The test hook, which ends the import's worker at a step, is for pages only.)
+    const { runImport } = await import("./browser/worker/import.js");
+    await runImport(request, moduleUrl("full"), () => undefined);
+    return;
+  }
   const worker = spawnWorker();
   try {
     const done = firstMessage(worker);
-    // A test hook (not public): stop the import at a given step; the worker is then ended.
-    const debug: unknown = given["debug"];
-    worker.postMessage({
-      type: "import",
-      name,
-      archive: blob,
-      overwrite,
-      ...(isImportDebug(debug) ? { debug } : {}),
-    } satisfies ImportRequest);
+    worker.postMessage({ ...request, ...(isImportDebug(debug) ? { debug } : {}) } satisfies ImportRequest);
     const reply = await done;
     if (reply.type === "failed") {
       throw fromWire(reply.error);

@@ -159,4 +159,36 @@ describe("openInWorker", () => {
     expect(await value(run(`return state.restored;`))).toEqual([100, "v42"]);
     await page.close();
   });
+
+  it("importDatabase in a worker imports in place, starting no nested worker (which blocked Firefox's worker now and then)", async () => {
+    const page = await session.page();
+    const run = await appWorker(page);
+    const restored = await value(
+      run(`
+        const db = await shaledb.openInWorker("in-place-source");
+        db.put("a", "1");
+        const archive = db.export();
+        await db.close();
+        const real = self.Worker;
+        self.Worker = class {
+          constructor() {
+            throw new Error("importDatabase started a nested worker");
+          }
+        };
+        try {
+          await shaledb.importDatabase("in-place-copy", archive);
+        } finally {
+          self.Worker = real;
+        }
+        const copy = await shaledb.openInWorker("in-place-copy");
+        try {
+          return copy.get("a");
+        } finally {
+          await copy.close();
+        }
+      `),
+    );
+    expect(restored).toBe("1");
+    await page.close();
+  });
 });

@@ -45,3 +45,9 @@ export function requireStorageApis(): void {
       "OPFS and Web Locks need a secure context: serve the page over https, or from localhost",
   );
 }
+
+/** Whether this code runs in a dedicated worker (where OPFS sync access handles exist). */
+export function inDedicatedWorker(): boolean {
+  const scope = globalThis as { DedicatedWorkerGlobalScope?: abstract new () => unknown };
+  return scope.DedicatedWorkerGlobalScope !== undefined && globalThis instanceof scope.DedicatedWorkerGlobalScope;
+}

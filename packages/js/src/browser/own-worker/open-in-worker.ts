@@ -14,7 +14,7 @@ import { lockNames, type OpenRequest } from "../messages.js";
 import { moduleUrl } from "../wasm-urls.js";
 import { checkBrowserOpen, requestPersistence, type BrowserOpenOptions } from "../open-options.js";
 import { checkDatabaseName } from "../opfs/directories.js";
-import { requireStorageApis } from "../support.js";
+import { inDedicatedWorker, requireStorageApis } from "../support.js";
 import { Owner } from "../worker/owner.js";
 import { SYNC_SLOTS } from "../worker/slot-reserve.js";
 import { WorkerDatabaseImpl, type WorkerDatabase } from "./worker-database.js";
@@ -78,8 +78,7 @@ export async function openInWorker(
 
 /** Throws `INVALID_ARGUMENT` outside a dedicated worker (the only place with sync access handles). */
 function requireDedicatedWorker(): void {
-  const scope = globalThis as { DedicatedWorkerGlobalScope?: abstract new () => unknown };
-  if (scope.DedicatedWorkerGlobalScope === undefined || !(globalThis instanceof scope.DedicatedWorkerGlobalScope)) {
+  if (!inDedicatedWorker()) {
     throw new ShaleError(
       "INVALID_ARGUMENT",
       "shaledb: openInWorker runs in a dedicated worker (OPFS sync access handles exist only there); in a page, use open()",
