@@ -425,3 +425,34 @@ fn retention_by_age_keeps_every_batch_through_reopens_flushes_and_compactions() 
         db.close().unwrap();
     }
 }
+
+/// A feed read at its tip after every commit (as a watch reads it), over preallocated logs
+/// that switch many times, yields every batch exactly once and in order: its reader, kept
+/// between reads, sees what was written since.
+#[test]
+fn a_feed_read_at_the_tip_after_every_commit_yields_every_batch_once_in_order() {
+    let storage = Arc::new(MemoryStorage::new());
+    let mut o = keeping();
+    o.wal_preallocation = 256 * 1024;
+    let db = open(&storage, o);
+    let mut feed = db.changes(1).unwrap();
+    let mut next = 1;
+    for i in 0..3000u32 {
+        db.put(format!("k{i:05}").as_bytes(), &[7; 100]).unwrap();
+        let mut read = 0;
+        while let Some(change) = feed.try_next().unwrap() {
+            assert_eq!(change.seq(), next, "put {i}: the next batch, in order");
+            next = change.last_seq() + 1;
+            read += 1;
+        }
+        assert_eq!(read, 1, "put {i}: its commit, read once");
+    }
+    assert_eq!(next, db.sequence() + 1);
+    let logs = storage
+        .list()
+        .unwrap()
+        .iter()
+        .filter(|n| n.starts_with("wal-"))
+        .count();
+    assert!(logs > 3, "the logs switched ({logs} kept)");
+}

@@ -39,6 +39,9 @@ use crate::{Error, Result};
 /// Bytes read at a time by sequential reading (more when a record is larger).
 const CHUNK: usize = 1024 * 1024;
 
+/// The first refill of a reader reading from a file's tip ([`Reader::read_from_tip`]).
+const TIP_CHUNK: usize = 4 * 1024;
+
 /// Bytes read by [`Reader::read_at`] in its first storage read (header and, usually, payload).
 const READ_AT_FIRST: u64 = 4096;
 
@@ -363,6 +366,10 @@ pub struct Reader {
     buf_off: u64,
     /// Decompression output of the last compressed record.
     out: Vec<u8>,
+    /// Bytes the next refill reads at least.
+    read_ahead: usize,
+    /// [`Reader::read_from_tip`] was called.
+    tip: bool,
 }
 
 impl Reader {
@@ -395,7 +402,35 @@ impl Reader {
             buf: Vec::new(),
             buf_off: FILE_HEADER_LEN,
             out: Vec::new(),
+            read_ahead: CHUNK,
+            tip: false,
         })
+    }
+
+    /// Makes this a reader of a file still being written, read at its tip again and again (a
+    /// live write-ahead log read by the change feed): refills start at 4 KiB (doubling as
+    /// reading goes on, up to the usual 1 MiB) rather than reading ahead into preallocated
+    /// space, and a header that does not parse (preallocated zeros, a record still being
+    /// written) ends sequential reading as [`crate::Error::TornTail`] at once, without
+    /// reading the rest of the file to tell zero padding from damage.
+    pub fn read_from_tip(&mut self) {
+        self.tip = true;
+        self.read_ahead = TIP_CHUNK;
+    }
+
+    /// Sees the file as it is now: its current size becomes the end (replacing
+    /// [`Reader::set_limit`]'s), and what was read ahead is read again. For a file that grew
+    /// since (with [`Reader::read_from_tip`]).
+    pub fn refresh(&mut self) -> Result<()> {
+        let size = self.src.file.size()?;
+        self.src.size = size;
+        self.end = size;
+        self.buf.clear();
+        self.buf_off = self.pos;
+        if self.tip {
+            self.read_ahead = TIP_CHUNK;
+        }
+        Ok(())
     }
 
     /// The file's format version.
@@ -440,6 +475,7 @@ impl Reader {
         let head = self.buf.get(lo..lo + avail).unwrap_or_default();
         let h = match parse_header(self.src.version, self.src.compression, head) {
             Ok(h) => h,
+            Err(_) if self.tip => return Err(self.src.torn(offset)),
             Err(e) => {
                 self.src.header_failure(e, offset, self.end, true)?;
                 self.pos = self.end;
@@ -493,7 +529,8 @@ impl Reader {
         self.buf.truncate(avail);
         self.buf_off = self.pos;
         let room = usize::try_from(self.end - self.buf_off).unwrap_or(usize::MAX);
-        let target = want.max(CHUNK).min(room);
+        let target = want.max(self.read_ahead).min(room);
+        self.read_ahead = (self.read_ahead * 2).min(CHUNK);
         self.buf.resize(target, 0);
         let tail = self.buf.get_mut(avail..).unwrap_or_default();
         let n = read_full(&self.src.file, self.buf_off + avail as u64, tail)?;

@@ -32,9 +32,8 @@ pub struct Changes {
     started: bool,
     /// The log being read and the offset of its next record.
     at: Option<(u64, u64)>,
-    /// A reader of that log positioned at that offset, kept while it yields batches (its
-    /// buffer makes reading sequential); dropped at the end of the data it saw, so the next
-    /// read sees the file as it is then.
+    /// A reader of that log positioned at that offset, kept between reads (its buffer makes
+    /// reading sequential; at the end of what it saw it refreshes its view of the file).
     reader: Option<Reader>,
     /// Keyspace ids to names, refreshed when a batch names an id not in it.
     names: BTreeMap<u32, String>,
@@ -137,10 +136,11 @@ impl Changes {
             return Ok(Step::Continue);
         };
         let name = wal_file_name(number);
-        let (mut reader, kept) = match self.reader.take() {
-            Some(r) => (r, true),
+        // Whether the reader sees the file as it is now (a kept one sees it as it was then).
+        let (mut reader, mut current) = match self.reader.take() {
+            Some(r) => (r, false),
             None => match self.open_reader(number, offset, &name)? {
-                Ok(r) => (r, false),
+                Ok(r) => (r, true),
                 Err(step) => return Ok(step),
             },
         };
@@ -148,12 +148,23 @@ impl Changes {
             let rec = match reader.read_next() {
                 Ok(Some(rec)) => rec,
                 Err(e @ Error::Io { .. }) => return Err(e),
-                // A reader kept from an earlier call sees the file as it was then (its buffer,
-                // its size): a fresh one, at the same offset, reads what was written since.
-                Ok(None) | Err(_) if kept => return Ok(Step::Continue),
+                // The end of what a kept reader saw: look again, from the same offset, at what
+                // was written since.
+                Ok(None) | Err(_) if !current => {
+                    reader.seek(self.at.map_or(offset, |(_, o)| o));
+                    reader.refresh()?;
+                    current = true;
+                    continue;
+                }
                 // The end of the data (or damage: a crash's torn tail, or a record still being
-                // written).
-                Ok(None) | Err(_) => return self.end_of_data(number),
+                // written). At the live log's end the reader is kept for the next read.
+                Ok(None) | Err(_) => {
+                    let step = self.end_of_data(number)?;
+                    if matches!(step, Step::End) && self.at.is_some_and(|(n, _)| n == number) {
+                        self.reader = Some(reader);
+                    }
+                    return Ok(step);
+                }
             };
             let Some(data) = rec.data else {
                 return Err(Error::corruption(&name, rec.offset, "nil record in a WAL"));
@@ -223,6 +234,7 @@ impl Changes {
             // crash while it was created.
             Err(_) => return self.end_of_data(number).map(Err),
         };
+        reader.read_from_tip();
         let mut offset = offset;
         if offset == 0 {
             // The log header: skip it.
