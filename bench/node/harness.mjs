@@ -115,6 +115,31 @@ export function emit(caseName, engine, metric, value) {
   appendFileSync(join(resultsDir, "node.jsonl"), line + "\n");
 }
 
+/**
+ * The figure printer of a suite of its own (`queue`, `topic`, `watch`): `emit(case, metric,
+ * value)` prints one JSON line and appends it to $SHALEDB_BENCH_RESULTS/<suite>.jsonl when that
+ * is set. Latencies ("us") keep one decimal, rates are whole numbers.
+ */
+export function suiteEmitter(suite, engine) {
+  return (caseName, metric, figure) => {
+    const line = JSON.stringify({
+      suite,
+      case: caseName,
+      engine,
+      metric,
+      value: metric === "us" ? Math.round(figure * 10) / 10 : Math.round(figure),
+      run: runId(),
+      host: host(),
+    });
+    console.log(line);
+    const dir = process.env.SHALEDB_BENCH_RESULTS;
+    if (dir) {
+      mkdirSync(dir, { recursive: true });
+      appendFileSync(join(dir, `${suite}.jsonl`), line + "\n");
+    }
+  };
+}
+
 // --- Scratch directories --------------------------------------------------------------------
 
 

@@ -10,11 +10,8 @@
 // cycle per second) and appends it to $SHALEDB_BENCH_RESULTS/queue.jsonl when that variable is
 // set (nothing is appended to bench/results otherwise: bench/queue owns that file's runs).
 // QUEUE_BENCH_N sets the items per case (default 200,000; single-item cases a tenth).
-import { appendFileSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
 
-import { host } from "../common/machine.mjs";
-import { removeDir, runId, scratchDir } from "./harness.mjs";
+import { removeDir, scratchDir, suiteEmitter } from "./harness.mjs";
 
 const shaledb = await import("shaledb");
 const N = Number(process.env.QUEUE_BENCH_N ?? 200_000);
@@ -23,23 +20,8 @@ const filters = process.argv.slice(2);
 const value = new Uint8Array(100).fill(7);
 const values = Array.from({ length: BATCH }, () => value);
 
-function emit(caseName, itemsPerSecond) {
-  const line = JSON.stringify({
-    suite: "queue",
-    case: caseName,
-    engine: "shaledb",
-    metric: "items/s",
-    value: Math.round(itemsPerSecond),
-    run: runId(),
-    host: host(),
-  });
-  console.log(line);
-  const dir = process.env.SHALEDB_BENCH_RESULTS;
-  if (dir) {
-    mkdirSync(dir, { recursive: true });
-    appendFileSync(join(dir, "queue.jsonl"), line + "\n");
-  }
-}
+const emitFigure = suiteEmitter("queue", "shaledb");
+const emit = (caseName, itemsPerSecond) => emitFigure(caseName, "items/s", itemsPerSecond);
 
 const selected = (name) => filters.length === 0 || filters.some((f) => name.includes(f));
 

@@ -11,12 +11,9 @@
 // Prints one JSON line per figure (suite "topic"; metrics "records/s", and "us" for latency
 // percentiles) and appends it to $SHALEDB_BENCH_RESULTS/topic.jsonl when that variable is set.
 // TOPIC_BENCH_N sets the records per case (default 200,000; single-record cases a tenth).
-import { appendFileSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
-import { host } from "../common/machine.mjs";
-import { removeDir, runId, scratchDir } from "./harness.mjs";
+import { removeDir, scratchDir, suiteEmitter } from "./harness.mjs";
 
 const shaledb = await import("shaledb");
 const N = Number(process.env.TOPIC_BENCH_N ?? 200_000);
@@ -25,23 +22,7 @@ const filters = process.argv.slice(2);
 const value = new Uint8Array(100).fill(7);
 const values = Array.from({ length: BATCH }, () => value);
 
-function emit(caseName, metric, figure) {
-  const line = JSON.stringify({
-    suite: "topic",
-    case: caseName,
-    engine: "shaledb-node",
-    metric,
-    value: metric === "us" ? Math.round(figure * 10) / 10 : Math.round(figure),
-    run: runId(),
-    host: host(),
-  });
-  console.log(line);
-  const dir = process.env.SHALEDB_BENCH_RESULTS;
-  if (dir) {
-    mkdirSync(dir, { recursive: true });
-    appendFileSync(join(dir, "topic.jsonl"), line + "\n");
-  }
-}
+const emit = suiteEmitter("topic", "shaledb-node");
 
 const selected = (name) => filters.length === 0 || filters.some((f) => name.includes(f));
 

@@ -5,8 +5,8 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The files run in Firefox too: those whose outcome depends on the browser — its OPFS, workers,
- * locks, tabs, storage quota, downloads, secure contexts, restarts, the installed app and the
- * module a worker fetches (kv-module). The
+ * locks, tabs, storage quota, downloads, secure contexts, restarts, the installed app, the
+ * module a worker fetches (kv-module) and watches across tabs (their timers and frames). The
  * others (bad input, the change feed, queues, topics, keyspace encodings, the Level adapter,
  * merged writes) run the same JavaScript and WebAssembly over the same storage calls, and run
  * in Chromium only: in Firefox they repeated what these cover and took two minutes.
@@ -25,6 +25,7 @@ const FIREFOX_FILES = [
   "storage-usage",
   "tabs",
   "tabs-keyspaces",
+  "watch",
 ].map((name) => `test-browser/${name}.test.ts`);
 
 export default defineConfig({

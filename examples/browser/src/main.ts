@@ -99,9 +99,9 @@ async function main(): Promise<void> {
     return;
   }
 
-  // Other tabs of this page show the same database: every commit, made in this tab or another,
-  // redraws the list (the database's change feed, followed: `NotesStore.watch`). Commits that
-  // come together redraw once; a redraw of its own accord leaves an error shown as it is.
+  // Other tabs of this page show the same database: every commit to the notes, made in this tab
+  // or another, redraws the list (`db.watch()` on the notes' keys: `NotesStore.watch`). Commits
+  // that come together redraw once; a redraw of its own accord leaves an error shown as it is.
   let redrawQueued = false;
   const redrawSoon = () => {
     if (redrawQueued) return;

@@ -124,28 +124,23 @@ export class NotesStore {
   }
 
   /**
-   * Calls `onChange` after every commit to the notes, made in this tab or in another one: the
-   * database's change feed, followed from its current end (`changes({ since, follow: true })`
-   * waits for commits, without polling). Runs until `signal` aborts. An import closes and
-   * reopens the database: the feed ends with the old handle and starts again on the new one.
+   * Calls `onChange` after commits to the notes, made in this tab or in another one — at most
+   * once per animation frame: `db.watch()` on the notes' keys (the index changes with them, in
+   * the same batches). A write elsewhere wakes nothing here. Runs until `signal` aborts. An
+   * import closes and reopens the database: the watch ends with the old handle and starts
+   * again on the new one.
    */
   async watch(onChange: () => void, signal: AbortSignal): Promise<void> {
-    let next = 0; // where the feed stopped (0: nowhere yet)
     while (!signal.aborted) {
       try {
-        const end = (await this.db.sequence()) + 1;
-        // Again from where it stopped, unless the database now ends before that (an import).
-        const since = next === 0 ? end : Math.min(next, end);
-        for await (const change of this.db.changes({ since, follow: true, signal })) {
-          next = change.lastSeq + 1;
+        for await (const _event of this.db.watch({ prefix: NOTE_PREFIX }, { coalesce: "frame", signal })) {
           onChange();
         }
       } catch {
-        // Closed under it (an import), or failed: start again below, from the database's end.
-        next = 0;
+        // Watched on a closed handle (an import under way), or failed: start again below.
       }
-      // A follow feed ends only with its database (or an error): wait a moment before starting
-      // again, so that a feed that keeps failing never spins.
+      // A watch ends only with its database (or an error): wait a moment before starting
+      // again, so that one that keeps failing never spins.
       if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -15,3 +15,4 @@ export type * from "./types/database.js";
 export type * from "./types/queue.js";
 export type * from "./types/topic.js";
 export type * from "./types/changes.js";
+export type * from "./types/watch.js";

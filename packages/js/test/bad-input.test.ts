@@ -21,6 +21,8 @@ import {
   type SyncQueue,
   type SyncTopic,
   type Topic,
+  type WatchOptions,
+  type WatchRange,
   type TopicFrom,
 } from "shaledb";
 import { recordioRoundTrip } from "shaledb/testing";
@@ -1072,6 +1074,8 @@ function syncStoreCases(pick: (w: SyncWorld) => SyncKeyspace<string, string> | S
     keys: (w) => expectCode(() => pick(w).keys({ gt: bad<string>(1) }), INVALID),
     values: (w) => expectCode(() => pick(w).values({ reverse: bad<boolean>(1) }), INVALID),
     count: (w) => expectCode(() => pick(w).count(bad<undefined>("k")), INVALID),
+    watch: (w) => expectCode(() => pick(w).watch({ gt: bad<string>(1) }), INVALID),
+    liveQuery: (w) => expectCode(() => pick(w).liveQuery({}, bad<() => number>(null)), INVALID),
   };
 }
 
@@ -1303,6 +1307,12 @@ function asyncStoreCases(pick: (w: AsyncWorld) => Keyspace<string, string> | Dat
     },
     count: async (w) => {
       await expectRejects(pick(w).count({ reverse: bad<boolean>("no") }), INVALID);
+    },
+    watch: (w) => {
+      expectCode(() => pick(w).watch(bad<WatchRange<string>>(null)), INVALID);
+    },
+    liveQuery: (w) => {
+      expectCode(() => pick(w).liveQuery({}, () => 1, bad<WatchOptions>({ coalesce: "often" })), INVALID);
     },
   };
 }

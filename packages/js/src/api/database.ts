@@ -56,12 +56,9 @@ import { runTransaction } from "./transact.js";
 import { PromiseTransaction } from "./transaction.js";
 
 export class PromiseDatabase extends PromiseStore implements Database<unknown, unknown> {
-  /** The waiting queue reads of this database. */
-  readonly #waits = new Waits();
-
   /** `keys` and `values`: the codecs of the default keyspace. */
   constructor(transport: Transport, keys: Codec<unknown>, values: Codec<unknown>) {
-    super(transport, 0, "default", keys, values);
+    super(transport, 0, "default", keys, values, new Waits());
   }
 
   get location(): string {
@@ -102,7 +99,7 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
         this.transport.request("encodings", [name, keys.name, values.name]),
         this.transport.openKeyspace(name),
       ]);
-      return new PromiseStore(this.transport, id, name, keys, values) as unknown as Keyspace<unknown, unknown>;
+      return new PromiseStore(this.transport, id, name, keys, values, this.waits) as unknown as Keyspace<unknown, unknown>;
     });
   }
 
@@ -171,7 +168,7 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
       const checked = queueArguments(name, options);
       await this.transport.request("queueOpen", [checked.name, checked.settings]);
       const codec = valueCodec(checked.valueEncoding);
-      return new PromiseQueue(this.transport, this.#waits, checked.name, "", codec) as unknown as Queue<ValueOf<VE>>;
+      return new PromiseQueue(this.transport, this.waits, checked.name, "", codec) as unknown as Queue<ValueOf<VE>>;
     });
   }
 
@@ -190,7 +187,7 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
     return settle(async () => {
       const c = topicArguments(name, options);
       await this.transport.request("topicOpen", [c.name, c.settings]);
-      const topic = new PromiseTopic(this.transport, this.#waits, c.name, keyCodec(c.keyEncoding), valueCodec(c.valueEncoding));
+      const topic = new PromiseTopic(this.transport, this.waits, c.name, keyCodec(c.keyEncoding), valueCodec(c.valueEncoding));
       return topic as unknown as Topic<ValueOf<VE>, KeyOf<KE>>;
     });
   }
@@ -249,7 +246,7 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   }
 
   changes(options?: ChangesFollowOptions): AsyncIterableIterator<Change> {
-    return changeFeed(this.transport, this.#waits, options);
+    return changeFeed(this.transport, this.waits, options);
   }
 
   export(): Promise<Blob> {
@@ -293,7 +290,7 @@ export class PromiseDatabase extends PromiseStore implements Database<unknown, u
   }
 
   close(): Promise<void> {
-    if (this.#waits.open.size > 0 && !this.transport.closed) {
+    if (this.waits.open.size > 0 && !this.transport.closed) {
       // Waiting queue reads end now (with nothing), not when their waitMs runs out.
       this.transport.request("queueCancelWait", [undefined]).catch(() => undefined);
     }

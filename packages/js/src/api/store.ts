@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { isEmptyRange } from "../encoding/bounds.js";
+import { isEmptyRange, type RangeBytes } from "../encoding/bounds.js";
+import { liveQueryArguments, watchArguments } from "../arguments/watch-options.js";
+import type { WatchSource } from "../engine/watch.js";
+import type { LiveQuery, WatchEvent, WatchOptions, Watcher } from "../types/watch.js";
+import { liveQuery } from "../watch/live-query.js";
+import { remoteWatchSource } from "../watch/remote-source.js";
+import { startWatch, WatcherImpl } from "../watch/watcher.js";
+import type { Waits } from "./waits.js";
 import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "../arguments/checks.js";
 import { packedForm, type Codec } from "../encoding/codec.js";
 import type { IterationMode } from "../encoding/entry-batch.js";
@@ -27,7 +34,33 @@ export class PromiseStore implements Keyspace<unknown, unknown> {
     readonly name: string,
     readonly keyCodec: Codec<unknown>,
     readonly valueCodec: Codec<unknown>,
+    /** The database's waiting reads (a watch's are among them). */
+    readonly waits: Waits,
   ) {}
+
+  watch(ranges?: unknown, options?: WatchOptions): Watcher<unknown, unknown>;
+  watch(ranges: unknown, listener: (event: WatchEvent<unknown, unknown>) => void, options?: WatchOptions): () => void;
+  watch(ranges?: unknown, second?: unknown, third?: unknown): Watcher<unknown, unknown> | (() => void) {
+    const checked = watchArguments(this.keyCodec, ranges, second, third);
+    this.#checkOpen();
+    return startWatch(this.#watchSource(checked.ranges, checked.values), this, checked);
+  }
+
+  liveQuery<T>(ranges: unknown, read: () => T | Promise<T>, options?: Omit<WatchOptions, "values">): LiveQuery<T> {
+    const checked = liveQueryArguments<T>(this.keyCodec, ranges, read, options);
+    this.#checkOpen();
+    return liveQuery(checked.read, () => new WatcherImpl(this.#watchSource(checked.ranges, false), this, checked));
+  }
+
+  #watchSource(ranges: RangeBytes[], values: boolean): WatchSource {
+    return remoteWatchSource(this.transport, this.waits, this.keyspaceId, ranges, values);
+  }
+
+  #checkOpen(): void {
+    if (this.transport.closed) {
+      throw closedError("the database");
+    }
+  }
 
   /** The bytes of `key` for a request (never memory the caller may change meanwhile). */
   encodeKey(key: unknown): Uint8Array {

@@ -104,6 +104,7 @@ export class DatabaseHandle {
       this.#closed = true;
       this.#maintenance?.stop();
       storage.releaseAll();
+      this.commitSignals.notifyAll();
     });
   }
 
@@ -222,6 +223,8 @@ export class DatabaseHandle {
       call(() => wasm.dbClose(this.id));
     } finally {
       this.storage.releaseAll();
+      // Watches of the synchronous API waiting for a commit end now (`./watch.ts`).
+      this.commitSignals.notifyAll();
     }
     if (openDatabases === 0 && memorySize() > RELEASE_MEMORY_ABOVE && releaseIdleInstance()) {
       forgetMemory();

@@ -5,7 +5,12 @@
  */
 import type { DatabaseHandle } from "./database-handle.js";
 import { translateError, wasm } from "./instance.js";
-import { isEmptyRange } from "../encoding/bounds.js";
+import { isEmptyRange, type RangeBytes } from "../encoding/bounds.js";
+import { liveQueryArguments, rangeBounds, watchArguments } from "../arguments/watch-options.js";
+import { liveQuery } from "../watch/live-query.js";
+import { startWatch, WatcherImpl } from "../watch/watcher.js";
+import { localWatchSource, type WatchSource } from "./watch.js";
+import { requirePart } from "./module-parts.js";
 import { deleteRangeArgument, keyspaceArgument, keysArray, readSnapshot, syncOption } from "../arguments/checks.js";
 import { invalidArgument } from "../errors.js";
 import { SyncIterator, type IterationMode } from "./iterator.js";
@@ -24,6 +29,7 @@ import type {
   SyncStore,
   WriteOptions,
 } from "../types.js";
+import type { LiveQuery, WatchEvent, WatchOptions, Watcher } from "../types/watch.js";
 
 export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unknown, unknown> {
   constructor(
@@ -180,6 +186,26 @@ export class StoreImpl implements SyncStore<unknown, unknown>, KeyspaceRef<unkno
   count(options?: IteratorOptions<unknown>): number {
     return counter(this, options).countAll();
   }
+  watch(ranges?: unknown, options?: WatchOptions): Watcher<unknown, unknown>;
+  watch(ranges: unknown, listener: (event: WatchEvent<unknown, unknown>) => void, options?: WatchOptions): () => void;
+  watch(ranges?: unknown, second?: unknown, third?: unknown): Watcher<unknown, unknown> | (() => void) {
+    const checked = watchArguments(this.keyCodec, ranges, second, third);
+    this.db.check();
+    requirePart("changes");
+    return startWatch(this.#watchSource(checked.ranges, checked.values), this, checked);
+  }
+
+  liveQuery<T>(ranges: unknown, read: () => T | Promise<T>, options?: Omit<WatchOptions, "values">): LiveQuery<T> {
+    const checked = liveQueryArguments<T>(this.keyCodec, ranges, read, options);
+    this.db.check();
+    requirePart("changes");
+    return liveQuery(checked.read, () => new WatcherImpl(this.#watchSource(checked.ranges, false), this, checked));
+  }
+
+  #watchSource(ranges: RangeBytes[], values: boolean): WatchSource {
+    return localWatchSource(this.db, { keyspace: this.name, ranges: rangeBounds(ranges), values });
+  }
+
 }
 
 /** An iterator of `store` counting what `options` select. */

@@ -5,6 +5,7 @@
  */
 import type { Promised } from "./promised.js";
 import type { IteratorOptions, ReadOptions, WriteOptions } from "./options.js";
+import type { Watchable } from "./watch.js";
 
 /**
  * Names one keyspace of one database, with the JS types of its keys and values. Keyspaces share
@@ -17,7 +18,7 @@ export interface KeyspaceRef<K, V> {
 }
 
 /** Reads and writes of one keyspace (the database itself stands for its default keyspace). */
-export interface SyncStore<K, V> {
+export interface SyncStore<K, V> extends Watchable<K, V> {
   /** The value of `key`, or `undefined`. */
   get(key: K, options?: ReadOptions): V | undefined;
   /** The values of `keys`, in order, from one snapshot. */
@@ -73,7 +74,9 @@ export interface AsyncEntryIterator<T, K = unknown> extends AsyncIterableIterato
 }
 
 /** Reads and writes of one keyspace, the Promise API: those of {@link SyncStore}, resolving with their results. */
-export interface Store<K, V> extends Promised<Omit<SyncStore<K, V>, "iterator" | "keys" | "values">> {
+export interface Store<K, V>
+  extends Promised<Omit<SyncStore<K, V>, "iterator" | "keys" | "values" | keyof Watchable<K, V>>>,
+    Watchable<K, V> {
   /** `[key, value]` pairs in key order (or reverse). */
   iterator(options?: IteratorOptions<K>): AsyncEntryIterator<[K, V], K>;
   keys(options?: IteratorOptions<K>): AsyncEntryIterator<K, K>;

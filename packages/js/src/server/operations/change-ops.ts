@@ -4,10 +4,13 @@
  * @module
  */
 import { changesReadArguments } from "../../arguments/change-options.js";
+import { rangeBounds } from "../../arguments/watch-options.js";
 import { readChanges } from "../../engine/changes.js";
+import { isEmptyWatchBatch, readWatched, type WatchBatch } from "../../engine/watch.js";
+import { waitForItems } from "../queue-waits.js";
 import { readOrWait } from "./waiting-read.js";
 import { row } from "./row.js";
-import { bytes, count, int, str } from "./wire-checks.js";
+import { bool, boundsList, bytes, count, int, str } from "./wire-checks.js";
 
 export const changeOps = {
   /**
@@ -28,6 +31,30 @@ export const changeOps = {
         name: "",
         nextWake: () => undefined,
       });
+    },
+  }),
+  /**
+   * The writes to the client's keyspace `ks` matching `ranges` from `since` on (`0`: from now),
+   * waiting up to `waitMs` for one (woken after every write of the server, answering only
+   * when one matches); `waitId` names the wait for `queueCancelWait`.
+   */
+  watchRead: row({
+    args: [count, boundsList, bool, count, count, count],
+    run: (x, client, ks, ranges, values, since, waitMs, waitId) => {
+      const db = x.db.db;
+      const spec = { keyspace: x.store(client, ks).name, ranges: rangeBounds(ranges), values };
+      let position = since;
+      const attempt = (): WatchBatch => {
+        const batch = readWatched(db, spec, position);
+        position = batch.next;
+        return batch;
+      };
+      const first = attempt();
+      if (!isEmptyWatchBatch(first) || waitMs <= 0) {
+        return first;
+      }
+      const target = { name: "", attempt, empty: isEmptyWatchBatch, nextWake: () => undefined };
+      return waitForItems(target, first, waitMs, client, waitId, db.commitSignals, (job) => x.services.run(job));
     },
   }),
   sequence: row({ args: [], run: (x) => x.db.sequence() }),

@@ -9,6 +9,7 @@
  */
 import { isWellFormed } from "../../arguments/checks.js";
 import { invalidArgument, type ShaleErrorCode } from "../../errors.js";
+import type { RangeBytes } from "../../encoding/bounds.js";
 import type { IterationMode } from "../../encoding/entry-batch.js";
 import { READ_PEEK, type ReadMode } from "../../encoding/wire.js";
 import type { WireQueueOptions } from "../../arguments/queue-options.js";
@@ -99,6 +100,16 @@ export const range: Check<WireRange> = (v, what) => {
   optional(count)(o["snapshot"], `${what}.snapshot`);
   return o as WireRange;
 };
+
+/** A watched range: bounds only, keys encoded. */
+export const bounds: Check<RangeBytes> = (v, what) => {
+  const o = record(v, what);
+  for (const bound of BOUNDS) optional(bytes)(o[bound], `${what}.${bound}`);
+  return o as RangeBytes;
+};
+
+/** Watched ranges (one or more). */
+export const boundsList: Check<RangeBytes[]> = list(bounds);
 
 export const from: Check<WireFrom> = (v, what) => {
   if (!Array.isArray(v) || v.length !== 3) fail(what, "a [kind, value, group] triple");

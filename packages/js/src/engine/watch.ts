@@ -1,0 +1,149 @@
+/**
+ * Watches on the engine: the change feed read from a position and filtered down to the writes
+ * in one keyspace's ranges (`readWatched`), what both APIs' `watch()` deliver — the synchronous
+ * API here in its thread ({@link localWatchSource}), the Promise API through its server's
+ * `watchRead` (`../server/operations/change-ops.ts`). Only matching writes leave this module:
+ * a write elsewhere wakes no watcher's caller.
+ *
+ * @module
+ */
+import { CHANGES_CHUNK, CHANGES_CHUNK_BYTES } from "../arguments/change-options.js";
+import { keyInBounds, rangeMeetsBounds, type ByteBounds } from "../encoding/bounds.js";
+import { decodeChanges } from "../encoding/changes.js";
+import { ShaleError } from "../errors.js";
+import { readChanges, sequence } from "./changes.js";
+import type { DatabaseHandle } from "./database-handle.js";
+
+/** What a watch looks for: writes to keyspace `keyspace` (by name) that meet one of `ranges`. */
+export interface WatchSpec {
+  keyspace: string;
+  ranges: ByteBounds[];
+  /** Whether puts carry their values. */
+  values: boolean;
+}
+
+/** A matching write: a put (value when asked), a delete, or a range delete `[key, end)`. */
+export type WireWatchOp =
+  | [kind: typeof WATCH_PUT, key: Uint8Array, value: Uint8Array | undefined]
+  | [kind: typeof WATCH_DELETE, key: Uint8Array, unused: undefined]
+  | [kind: typeof WATCH_DELETE_RANGE, start: Uint8Array, end: Uint8Array];
+
+export const WATCH_PUT = 0;
+export const WATCH_DELETE = 1;
+export const WATCH_DELETE_RANGE = 2;
+
+/** One read of a watch, as it crosses (structured-clonable; its bytes are copies). */
+export interface WatchBatch {
+  /** The first sequence number the next read looks at. */
+  next: number;
+  /** Commits from the position on could not be read (no longer kept): `ops` may miss writes. */
+  overflow: boolean;
+  /** The read stopped early (its budget) with commits left: read again at once. */
+  more: boolean;
+  ops: WireWatchOp[];
+}
+
+/** Chunks of the feed one read goes through before it returns (with `more`) to let others in. */
+const CHUNKS_PER_READ = 4;
+
+/** Whether a read found nothing to deliver (a waiting read then waits on). */
+export function isEmptyWatchBatch(batch: WatchBatch): boolean {
+  return batch.ops.length === 0 && !batch.overflow && !batch.more;
+}
+
+/**
+ * The writes matching `spec` committed from `since` on (`0`: from the next commit), at most
+ * about a feed chunk's bytes of them. Never waits.
+ */
+export function readWatched(db: DatabaseHandle, spec: WatchSpec, since: number): WatchBatch {
+  let next = since === 0 ? sequence(db) + 1 : since;
+  const ops: WireWatchOp[] = [];
+  let bytes = 0;
+  for (let chunk = 0; chunk < CHUNKS_PER_READ; chunk++) {
+    let changes;
+    try {
+      changes = decodeChanges(readChanges(db, next, CHANGES_CHUNK, CHANGES_CHUNK_BYTES));
+    } catch (error) {
+      if (error instanceof ShaleError && error.code === "CHANGES_TRUNCATED") {
+        return { next: sequence(db) + 1, overflow: true, more: false, ops };
+      }
+      throw error;
+    }
+    if (changes.length === 0) {
+      return { next, overflow: false, more: false, ops };
+    }
+    for (const change of changes) {
+      for (const op of change.ops) {
+        if (op.keyspace !== spec.keyspace) continue;
+        if (op.type === "deleteRange") {
+          if (spec.ranges.some((r) => rangeMeetsBounds(op.start, op.end, r))) {
+            ops.push([WATCH_DELETE_RANGE, op.start.slice(), op.end.slice()]);
+            bytes += op.start.length + op.end.length;
+          }
+        } else if (spec.ranges.some((r) => keyInBounds(op.key, r))) {
+          if (op.type === "put") {
+            const value = spec.values ? op.value.slice() : undefined;
+            ops.push([WATCH_PUT, op.key.slice(), value]);
+            bytes += op.key.length + (value?.length ?? 0);
+          } else {
+            ops.push([WATCH_DELETE, op.key.slice(), undefined]);
+            bytes += op.key.length;
+          }
+        }
+      }
+      next = change.lastSeq + 1;
+      if (bytes >= CHANGES_CHUNK_BYTES) break;
+    }
+    if (ops.length > 0) {
+      return { next, overflow: false, more: false, ops };
+    }
+  }
+  return { next, overflow: false, more: true, ops };
+}
+
+/** The reads of one watch (`undefined`: the watch ended: stopped, or its database closed). */
+export interface WatchSource {
+  /**
+   * The matching writes from `since` on (`0`: from now). With `wait`, waits while there are
+   * none (a waiting read may still end empty, after a long wait: read again from its `next`).
+   */
+  read(since: number, wait: boolean): Promise<WatchBatch | undefined>;
+  /** Ends the watch: a read under way resolves `undefined`. Idempotent. */
+  stop(): void;
+}
+
+/**
+ * A watch of the synchronous API: reads in this thread, waiting for the database's commit
+ * signal (after every write call of this thread, and at its close) between empty reads.
+ */
+export function localWatchSource(db: DatabaseHandle, spec: WatchSpec): WatchSource {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  return {
+    async read(since, wait) {
+      let position = since;
+      while (!stopped && !db.closed) {
+        const batch = readWatched(db, spec, position);
+        if (!wait || !isEmptyWatchBatch(batch)) return batch;
+        position = batch.next;
+        await new Promise<void>((resolve) => {
+          const unlisten = db.commitSignals.listen("", () => {
+            wake = undefined;
+            unlisten();
+            resolve();
+          });
+          wake = () => {
+            unlisten();
+            resolve();
+          };
+        });
+      }
+      return undefined;
+    },
+    stop() {
+      stopped = true;
+      wake?.();
+      wake = undefined;
+    },
+  };
+}
