@@ -127,6 +127,31 @@ try {
     await db.close();
   });
 
+  await check("live queries: a watch hears writes in its range only; a live query re-runs", async (dir) => {
+    const db = await open(dir);
+    const watcher = db.watch({ prefix: "w:" }, { values: true });
+    const heard = watcher.next();
+    await db.put("elsewhere", "1");
+    await db.put("w:1", "one");
+    assert.deepEqual((await heard).value.changes, [{ type: "put", key: "w:1", value: "one" }]);
+    watcher.close();
+    const runs = [];
+    let rerun;
+    const rerunSeen = new Promise((resolve) => (rerun = resolve));
+    const subscription = db
+      .liveQuery({ prefix: "w:" }, () => db.keys({ prefix: "w:" }).all(), { coalesce: "tick" })
+      .subscribe((keys) => {
+        runs.push(keys);
+        if (runs.length === 2) rerun();
+      });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await db.put("w:2", "two");
+    await rerunSeen;
+    assert.deepEqual(runs, [["w:1"], ["w:1", "w:2"]]);
+    subscription.unsubscribe();
+    await db.close();
+  });
+
   await check("a second process is refused with LOCKED while the first holds the database", async (dir) => {
     const holder = child("hold", dir);
     await readLines(holder, (line) => line === "held");

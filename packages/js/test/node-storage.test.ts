@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 import { codedError } from "../src/engine/storage-host.js";
-import { NodeFsStorage } from "../src/node/node-storage.js";
+import { NodeFsStorage, isFileEntry } from "../src/node/node-storage.js";
 import { OpenMode } from "../src/engine/storage-host.js";
 
 const linux = process.platform === "linux";
@@ -99,6 +99,17 @@ describe("NodeFsStorage", () => {
     expectCode(() => new NodeFsStorage(join(dir, "missing"), noCreate), "ENOENT", "missing");
     writeFileSync(join(dir, "plain"), "x");
     expectCode(() => new NodeFsStorage(join(dir, "plain"), noCreate), "ENOTDIR", "plain");
+  });
+
+  it("a listing skips a name-only entry (Bun's) that vanished before its lookup, instead of failing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "shaledb-list-"));
+    writeFileSync(join(dir, "kept"), "x");
+    mkdirSync(join(dir, "sub"));
+    // Bun gives names alone: each is looked up; a deletion job may have removed it meanwhile.
+    expect(isFileEntry(dir, "kept", Buffer.from("kept"))).toBe(true);
+    expect(isFileEntry(dir, "sub", Buffer.from("sub"))).toBe(false);
+    expect(isFileEntry(dir, "removed-meanwhile", Buffer.from("removed-meanwhile"))).toBe(false);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("opens by mode: Read/ReadWrite need the file, Create truncates, CreateNew refuses one", () => {

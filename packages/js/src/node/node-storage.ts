@@ -298,12 +298,7 @@ export class NodeFsStorage implements StorageHost {
       });
       for (const entry of entries) {
         const name = decodeName(entry instanceof Uint8Array ? entry : entry.name);
-        if (name === undefined) {
-          continue;
-        }
-        const directory =
-          entry instanceof Uint8Array ? lstatSync(join(this.directory, name)).isDirectory() : entry.isDirectory();
-        if (!directory) {
+        if (name !== undefined && isFileEntry(this.directory, name, entry)) {
           names.push(name);
         }
       }
@@ -417,3 +412,17 @@ function decodeName(name: Uint8Array): string | undefined {
 function negativeOffset(op: string, name: string, offset: number): CodedError {
   return codedError("EINVAL", `${op} ${JSON.stringify(name)}: negative offset ${offset}`);
 }
+
+/**
+ * Whether listed entry `name` of `directory` is a file to report: not a directory, and — for a
+ * name-only entry (Bun), looked up now — still there: a file another thread removed between the
+ * listing and the lookup (a deletion job) is simply gone, not an error of the listing.
+ */
+export function isFileEntry(directory: string, name: string, entry: Dirent<Buffer> | Buffer): boolean {
+  if (!(entry instanceof Uint8Array)) {
+    return !entry.isDirectory();
+  }
+  const stats = lstatSync(join(directory, name), { throwIfNoEntry: false });
+  return stats !== undefined && !stats.isDirectory();
+}
+
