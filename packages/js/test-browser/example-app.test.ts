@@ -13,64 +13,18 @@
 //
 // Needs the package built (npm run build -w shaledb). No network: vite comes from the
 // repository's node_modules (symlinked into the copy).
-import { execFile } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 
 import { createServer, preview, type PreviewServer, type ViteDevServer } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { FIREFOX, Profile, type TestContext, type TestPage } from "./fixtures/browser.js";
-import { PACKAGE_ROOT } from "./fixtures/static-server.js";
+import { childEnv, installLikeAUser, run } from "./fixtures/packed-app.js";
 
-const run = promisify(execFile);
-const REPO = resolve(PACKAGE_ROOT, "..", "..");
-const EXAMPLE = join(REPO, "examples", "browser");
 /** The temporary directory of this file's tests (set by beforeAll). */
 let tmp = "";
-
-/** The environment of child processes: none of vitest's (NODE_ENV=test would change `vite build`). */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_fund: "false", npm_config_audit: "false" };
-  for (const name of Object.keys(env)) {
-    if (name === "NODE_ENV" || name.startsWith("VITEST") || name === "TEST") delete env[name];
-  }
-  return env;
-}
-
-/** `<tmp>/app`: the example, with shaledb from `npm pack` and vite linked from the repository. */
-async function installLikeAUser(tmp: string): Promise<string> {
-  const app = join(tmp, "app");
-  cpSync(EXAMPLE, app, {
-    recursive: true,
-    filter: (source) => !/^(node_modules|dist)(\/|$)/.test(relative(EXAMPLE, source)),
-  });
-  const packed = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], {
-    cwd: PACKAGE_ROOT,
-    env: childEnv(),
-  });
-  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-  const target = join(app, "node_modules", "shaledb");
-  mkdirSync(target, { recursive: true });
-  await run("tar", ["-xzf", join(tmp, filename), "-C", target, "--strip-components=1"]);
-  // vite and its dependencies: the repository's (hoisted next to it), through one symlink.
-  symlinkSync(realpathSync(join(REPO, "node_modules", "vite")), join(app, "node_modules", "vite"), "dir");
-  mkdirSync(join(app, "node_modules", ".bin"));
-  symlinkSync("../vite/bin/vite.js", join(app, "node_modules", ".bin", "vite"));
-  return app;
-}
 
 /** `<tmp>/damaged.tar`: a database directory whose CURRENT names a manifest that is not there. */
 async function damagedArchive(): Promise<string> {
@@ -335,7 +289,7 @@ describe("examples/browser, installed from npm pack", () => {
   beforeAll(async () => {
     tmp = realpathSync(mkdtempSync(join(tmpdir(), "shaledb-example-")));
     profile = new Profile();
-    [app, context] = await Promise.all([installLikeAUser(tmp), profile.launch()]);
+    [app, context] = await Promise.all([installLikeAUser(tmp, "browser", ["vite"], { vite: "vite/bin/vite.js" }), profile.launch()]);
   });
 
   afterAll(async () => {
