@@ -79,8 +79,8 @@ describe("watch in the browser", () => {
     await until(async () => (await watched(a)).live.length === 1, "the live query's first run");
     // Commit → listener in one tab (A writes and hears), while A is the tab in front: a tab in
     // the background has its timers slowed (Firefox: to one a second).
-    await timedPuts(a, 100);
-    await until(async () => (await watched(a)).latencies.length >= 100, "100 timed puts from tab A");
+    await timedPuts(a, 400);
+    await until(async () => (await watched(a)).latencies.length >= 400, "400 timed puts from tab A");
     console.log(`watch latency in one tab (${BROWSER}): ${summary((await watched(a)).latencies)}`);
     await a.evaluate(async () => {
       const watching = (globalThis as { watching?: Watching }).watching as Watching;
