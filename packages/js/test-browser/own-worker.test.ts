@@ -160,6 +160,43 @@ describe("openInWorker", () => {
     await page.close();
   });
 
+  it("open() in a worker owns the database in that thread, starting no nested worker (which blocked Firefox's worker now and then); a page is served by it, then takes over", async () => {
+    const page = await session.page();
+    const run = await appWorker(page);
+    const inWorker = await value(
+      run(`
+        state.realWorker = self.Worker;
+        self.Worker = class {
+          constructor() {
+            throw new Error("open() started a nested worker");
+          }
+        };
+        state.db = await shaledb.open("opened-in-worker");
+        await state.db.put("w", "from the worker");
+        return await state.db.get("w");
+      `),
+    );
+    expect(inWorker).toBe("from the worker");
+    const served = await page.evaluate(async () => {
+      const db = await shaledb.open("opened-in-worker");
+      (globalThis as { pageDb?: unknown }).pageDb = db;
+      await db.put("p", "from the page");
+      return await db.get("w");
+    });
+    expect(served).toBe("from the worker");
+    expect(await value(run(`return await state.db.get("p");`))).toBe("from the page");
+    await value(run(`await state.db.close(); self.Worker = state.realWorker;`));
+    const afterTakeover = await page.evaluate(async () => {
+      const db = (globalThis as { pageDb?: Awaited<ReturnType<typeof shaledb.open>> }).pageDb!;
+      await db.put("q", "after the worker closed");
+      const out = [await db.get("w"), await db.get("q")];
+      await db.close();
+      return out;
+    });
+    expect(afterTakeover).toEqual(["from the worker", "after the worker closed"]);
+    await page.close();
+  });
+
   it("importDatabase in a worker imports in place, starting no nested worker (which blocked Firefox's worker now and then)", async () => {
     const page = await session.page();
     const run = await appWorker(page);

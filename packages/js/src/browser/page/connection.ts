@@ -1,6 +1,7 @@
 /**
  * A page's line to the worker that owns its database — the browser's {@link Transport}. The page
- * always starts a worker of its own ({@link spawnWorker}); if that worker owns the database,
+ * always starts a worker of its own ({@link startWorker}: in a dedicated worker, its protocol in
+ * that thread); if that worker owns the database,
  * requests go to it, otherwise to the owner in another tab ({@link OwnerLink}), and when that
  * owner goes, to whichever worker takes over (perhaps this page's own), rerouting what the
  * departed owner left unanswered (`rerouting.ts`). Requests made in one turn of the event loop
@@ -22,7 +23,7 @@ import { databaseDirectory } from "../opfs/directories.js";
 import { requireStorageApis } from "../support.js";
 import { OwnerLink } from "./owner-link.js";
 import { RELEASES, ownerGone, reroute } from "./rerouting.js";
-import { firstMessage, spawnWorker } from "./spawn-worker.js";
+import { firstMessage, startWorker, type WorkerLike } from "./spawn-worker.js";
 
 /** How long a page waits for the owner of a database to answer before `open` fails. */
 const WELCOME_TIMEOUT_MS = 10_000;
@@ -35,7 +36,7 @@ export class Connection implements Transport {
   readonly name: string;
   /** Whether the database was created by this open. */
   readonly created: boolean;
-  readonly #worker: Worker;
+  readonly #worker: WorkerLike;
   /** Whether this page's own worker owns the database. */
   #local: boolean;
   /** The owner serving this page now; `undefined` while looking for one. */
@@ -54,7 +55,7 @@ export class Connection implements Transport {
   #welcomed: ((owner: string) => void) | undefined;
   #refused: ((error: ShaleError) => void) | undefined;
 
-  private constructor(client: string, name: string, worker: Worker, owner: string | undefined, created: boolean) {
+  private constructor(client: string, name: string, worker: WorkerLike, owner: string | undefined, created: boolean) {
     this.client = client;
     this.name = name;
     this.#worker = worker;
@@ -82,7 +83,7 @@ export class Connection implements Transport {
   static async open(options: Omit<OpenRequest, "client">): Promise<Connection> {
     requireStorageApis();
     const request: OpenRequest = { ...options, client: crypto.randomUUID() };
-    const worker = spawnWorker();
+    const worker = await startWorker();
     const answer = firstMessage(worker);
     // While the worker starts, the page looks the database's directory up (OPFS lookups take a
     // few milliseconds each) and hands it over with the request.
