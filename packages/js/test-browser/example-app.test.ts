@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { createServer, preview, type PreviewServer, type ViteDevServer } from "vite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
 import { FIREFOX, Profile, type TestContext, type TestPage } from "./fixtures/browser.js";
 import { childEnv, installLikeAUser, run } from "./fixtures/packed-app.js";
@@ -101,6 +101,12 @@ async function search(page: TestPage, query: string, expected: string[]): Promis
 }
 
 /** The whole tour of the app on `origin`, in a fresh tab (and a second one). */
+/** The steps the running test reached, printed if it fails (a timeout then says where it stood). */
+const steps: string[] = [];
+function step(name: string): void {
+  steps.push(`${Math.round(performance.now())} ms: ${name}`);
+}
+
 async function tour(context: TestContext, origin: string, loaded: Set<string>): Promise<void> {
   const problems: string[] = [];
   const page = await context.newPage();
@@ -109,6 +115,7 @@ async function tour(context: TestContext, origin: string, loaded: Set<string>): 
   await page.goto(origin + "/");
   await ready(page, problems);
   expect(await titles(page)).toEqual([]);
+  step("The empty state");
   // The empty state: a first visit says what to do, and goes once there is a note.
   expect(await page.isVisible("#empty")).toBe(true);
 
@@ -116,9 +123,11 @@ async function tour(context: TestContext, origin: string, loaded: Set<string>): 
   expect(await page.isVisible("#empty")).toBe(false);
   await addNote(page, "Reading list", "DDIA, chapter 3");
   await addNote(page, "Shop opening hours", "9 to 18");
+  step("Newest first");
   // Newest first.
   expect(await titles(page)).toEqual(["Shop opening hours", "Reading list", "Shopping list"]);
 
+  step("A delete can be undone");
   // A delete can be undone: the note comes back in its place.
   await page.click(deleteButton("Shopping list"));
   await eventually(() => titles(page)).toEqual(["Shop opening hours", "Reading list"]);
@@ -129,24 +138,28 @@ async function tour(context: TestContext, origin: string, loaded: Set<string>): 
   await search(page, "shopp", ["Shopping list"]); // its index entry is back too
   await search(page, "", ["Shop opening hours", "Reading list", "Shopping list"]);
 
+  step("Prefix search over the title index");
   // Prefix search over the title index: sorted by title, case-insensitive.
   await search(page, "sho", ["Shop opening hours", "Shopping list"]);
   await search(page, "SHOPP", ["Shopping list"]);
   await search(page, "x", []);
   await search(page, "", ["Shop opening hours", "Reading list", "Shopping list"]);
 
+  step("Delete");
   // Delete removes the note and its index entry (one batch).
   await page.click(deleteButton("Reading list"));
   await eventually(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   await search(page, "read", []);
   await search(page, "", ["Shop opening hours", "Shopping list"]);
 
+  step("Persisted");
   // Persisted: a reload opens the database again from OPFS.
   await page.reload();
   await ready(page, problems);
   expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   expect(await page.text("#summary")).toBe("2 notes");
 
+  step("Export");
   // Export: a download of a tar archive.
   const archive = join(tmp, `notes-${Date.now()}.tar`);
   await page.download("#export", archive);
@@ -154,6 +167,7 @@ async function tour(context: TestContext, origin: string, loaded: Set<string>): 
   expect(tar.length % 512).toBe(0);
   expect(tar.includes(Buffer.from("CURRENT"))).toBe(true);
 
+  step("A second tab");
   // A second tab: served by the first (which owns the database), and both stay in step.
   const second = await context.newPage();
   watch(second, problems, loaded);
@@ -163,16 +177,19 @@ async function tour(context: TestContext, origin: string, loaded: Set<string>): 
   await addNote(second, "Added in tab 2", "");
   await eventually(() => titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
 
+  step("Restoring the backup needs the database to itself");
   // Restoring the backup needs the database to itself: LOCKED while the second tab is open...
   await page.setInputFile("#import", archive);
   await eventually(() => noError(page)).toMatch(/^The notes are open in another tab/);
   expect(await titles(page)).toEqual(["Added in tab 2", "Shop opening hours", "Shopping list"]);
+  step("Restoring once the second tab is closed");
   // ...and it works once that tab is closed.
   await second.close();
   await page.setInputFile("#import", archive);
   await eventually(() => titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
   expect(await noError(page)).toBe("");
 
+  step("A damaged backup");
   // A damaged backup (its CURRENT names a missing manifest) is refused, and the notes stay.
   await page.setInputFile("#import", await damagedArchive());
   await eventually(() => noError(page)).toMatch(/^This backup file is damaged/);
@@ -181,6 +198,7 @@ async function tour(context: TestContext, origin: string, loaded: Set<string>): 
   await page.reload();
   await ready(page, problems);
   expect(await titles(page)).toEqual(["Shop opening hours", "Shopping list"]);
+  step("No engine internals on the page");
   // No engine internals on the page: no error codes, file counts or tables.
   const text = (await page.text("body")) ?? "";
   expect(text).not.toMatch(/OPFS|LOCKED|CORRUPTION|worker|Tables per level|Entries/);
@@ -292,6 +310,13 @@ describe("examples/browser, installed from npm pack", () => {
     [app, context] = await Promise.all([installLikeAUser(tmp, "browser", ["vite"], { vite: "vite/bin/vite.js" }), profile.launch()]);
   });
 
+  beforeEach(() => {
+    steps.length = 0;
+  });
+  afterEach((test) => {
+    if (test.task.result?.state === "fail") console.error(`example-app: the steps reached\n${steps.join("\n")}`);
+  });
+
   afterAll(async () => {
     await profile?.dispose();
     if (tmp !== "") rmSync(tmp, { recursive: true, force: true });
@@ -338,6 +363,7 @@ describe("examples/browser, installed from npm pack", () => {
   });
 
   it("works after vite build, on vite preview, and as an installed app reloads with the network off", async () => {
+    step("vite build");
     await run("npm", ["run", "build", "--silent"], { cwd: app, env: childEnv() });
     const server: PreviewServer = await preview({
       root: app,
@@ -349,6 +375,7 @@ describe("examples/browser, installed from npm pack", () => {
       const origin = new URL(server.resolvedUrls!.local[0]!).origin;
       const loaded = new Set<string>();
       await tour(context, origin, loaded);
+      step("offline");
       await offline(context, origin, ["Shop opening hours", "Shopping list"]);
       // The worker and the WebAssembly module became assets of the build.
       expect([...loaded].filter((path) => /worker|\.wasm$/.test(path))).toEqual([
