@@ -10,7 +10,7 @@
 //   before the put call (the commit happens inside it) to the listener's call, in µs
 //   (p50/p99/p999/max; WATCH_BENCH_N samples, default 5,000).
 // - `watch/unrelated-puts/<api>/<watchers>`: puts/s of awaited single puts outside the watched
-//   prefix, with no watcher and with one: what a watcher costs writes it never hears of.
+//   prefix, with no watcher, one and ten: what watchers cost writes they never hear of.
 // Prints one JSON line per figure; appends to $SHALEDB_BENCH_RESULTS/watch.jsonl when set.
 import { performance } from "node:perf_hooks";
 
@@ -97,4 +97,5 @@ for (const api of Object.keys(APIS)) {
   await latency(api);
   await unrelatedPuts(api, 0);
   await unrelatedPuts(api, 1);
+  await unrelatedPuts(api, 10);
 }

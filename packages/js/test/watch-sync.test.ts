@@ -44,6 +44,25 @@ describe("watch (synchronous API)", () => {
     db.close();
   });
 
+  it("ten watches woken by the same commits each hear their own prefix, whole and in order", async () => {
+    const db = openSync(freshPath("watch-ten"));
+    const heard: string[][] = Array.from({ length: 10 }, () => []);
+    const stops = heard.map((keys, w) =>
+      db.watch({ prefix: `w${w}:` }, (event) => {
+        for (const change of event.changes) if (change.type === "put") keys.push(change.key);
+      }),
+    );
+    for (let i = 0; i < 50; i++) {
+      db.put(`w${i % 10}:${i}`, "v");
+      db.put(`other:${i}`, "v");
+      if (i % 7 === 0) await sleep(1); // some commits read together, some one by one
+    }
+    await sleep(20);
+    heard.forEach((keys, w) => expect(keys).toEqual(Array.from({ length: 5 }, (_, j) => `w${w}:${w + 10 * j}`)));
+    for (const stop of stops) stop();
+    db.close();
+  });
+
   it("ends its iterators and listeners when the database closes", async () => {
     const db = openSync(freshPath("watch-close"));
     const watcher = db.watch();

@@ -11,6 +11,7 @@ import { CHANGES_CHUNK, CHANGES_CHUNK_BYTES } from "../arguments/change-options.
 import { keyInBounds, rangeMeetsBounds, type ByteBounds } from "../encoding/bounds.js";
 import { decodeChanges } from "../encoding/changes.js";
 import { ShaleError } from "../errors.js";
+import type { Change } from "../types.js";
 import { readChanges, sequence } from "./changes.js";
 import type { DatabaseHandle } from "./database-handle.js";
 
@@ -51,6 +52,31 @@ export function isEmptyWatchBatch(batch: WatchBatch): boolean {
   return batch.ops.length === 0 && !batch.overflow && !batch.more;
 }
 
+/** A chunk of the feed: its changes from `since`, read when the last commit was `sequence`. */
+interface Chunk {
+  since: number;
+  sequence: number;
+  changes: Change[];
+}
+
+/** The last chunk read for watches, per database: what the next watch at the same position reuses. */
+const lastRead = new WeakMap<DatabaseHandle, Chunk>();
+
+/**
+ * A chunk of the feed from `since`: read, or — when the watch before read the same one and
+ * nothing was committed since (several watches woken by one commit) — the same, decoded once.
+ */
+function chunkFrom(db: DatabaseHandle, since: number): Chunk {
+  const now = sequence(db);
+  const last = lastRead.get(db);
+  if (last !== undefined && last.since === since && last.sequence === now) {
+    return last;
+  }
+  const chunk = { since, sequence: now, changes: decodeChanges(readChanges(db, since, CHANGES_CHUNK, CHANGES_CHUNK_BYTES)) };
+  lastRead.set(db, chunk);
+  return chunk;
+}
+
 /**
  * The writes matching `spec` committed from `since` on (`0`: from the next commit), at most
  * about a feed chunk's bytes of them. Never waits.
@@ -59,20 +85,17 @@ export function readWatched(db: DatabaseHandle, spec: WatchSpec, since: number):
   let next = since === 0 ? sequence(db) + 1 : since;
   const ops: WireWatchOp[] = [];
   let bytes = 0;
-  for (let chunk = 0; chunk < CHUNKS_PER_READ; chunk++) {
-    let changes;
+  for (let read = 0; read < CHUNKS_PER_READ; read++) {
+    let chunk;
     try {
-      changes = decodeChanges(readChanges(db, next, CHANGES_CHUNK, CHANGES_CHUNK_BYTES));
+      chunk = chunkFrom(db, next);
     } catch (error) {
       if (error instanceof ShaleError && error.code === "CHANGES_TRUNCATED") {
         return { next: sequence(db) + 1, overflow: true, more: false, ops };
       }
       throw error;
     }
-    if (changes.length === 0) {
-      return { next, overflow: false, more: false, ops };
-    }
-    for (const change of changes) {
+    for (const change of chunk.changes) {
       for (const op of change.ops) {
         if (op.keyspace !== spec.keyspace) continue;
         if (op.type === "deleteRange") {
@@ -94,7 +117,8 @@ export function readWatched(db: DatabaseHandle, spec: WatchSpec, since: number):
       next = change.lastSeq + 1;
       if (bytes >= CHANGES_CHUNK_BYTES) break;
     }
-    if (ops.length > 0) {
+    // Done with something to deliver, or at what was committed when the chunk was read.
+    if (ops.length > 0 || next > chunk.sequence) {
       return { next, overflow: false, more: false, ops };
     }
   }
