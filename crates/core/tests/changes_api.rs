@@ -456,3 +456,28 @@ fn a_feed_read_at_the_tip_after_every_commit_yields_every_batch_once_in_order() 
         .count();
     assert!(logs > 3, "the logs switched ({logs} kept)");
 }
+
+/// A new feed made at the position where another feed waits at the tip (as a second reader at
+/// the same position does through the WebAssembly bindings) yields the same batches, starting
+/// where that feed stood, across log switches.
+#[test]
+fn a_new_feed_at_a_waiting_feeds_position_yields_the_same_batches() {
+    let storage = Arc::new(MemoryStorage::new());
+    let mut o = keeping();
+    o.wal_preallocation = 256 * 1024;
+    let db = open(&storage, o);
+    let mut first = db.changes(1).unwrap();
+    assert!(first.try_next().unwrap().is_none());
+    for i in 0..2000u32 {
+        let position = first.position();
+        db.put(format!("k{i:05}").as_bytes(), &[7; 100]).unwrap();
+        let seen: Vec<u64> = first.by_ref().map(|c| c.unwrap().seq()).collect();
+        let again: Vec<u64> = db
+            .changes(position)
+            .unwrap()
+            .map(|c| c.unwrap().seq())
+            .collect();
+        assert_eq!(again, seen, "put {i}: a feed made at position {position}");
+        assert_eq!(seen.len(), 1, "put {i}: its commit");
+    }
+}

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::db::changes::change::Change;
+use crate::db::changes::resume::ResumePoint;
 use crate::db::core::DbInner;
 use crate::recordio::Reader;
 use crate::storage::OpenMode;
@@ -58,7 +59,12 @@ impl Changes {
             reader: None,
             names: BTreeMap::new(),
         };
-        feed.locate()?;
+        match feed.db.changes.resume_points().find(feed.next) {
+            // Where a feed from the same point stopped: no batch from `next` on lies before it.
+            // A log removed since is found missing when read, and the feed locates again.
+            Some(point) => feed.at = Some((point.log, point.offset)),
+            None => feed.locate()?,
+        }
         Ok(feed)
     }
 
@@ -74,12 +80,30 @@ impl Changes {
             let visible = self.db.writes.visible_seq();
             if visible < self.next {
                 self.db.health.check_open()?;
+                self.remember();
                 return Ok(None);
             }
             match self.read_log(visible)? {
                 Step::Change(c) => return Ok(Some(c)),
                 Step::Continue => continue,
-                Step::End => return Ok(None),
+                Step::End => {
+                    self.remember();
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// Records where this feed stands (at the end of what is committed, or dropped), for a new
+    /// feed from the same sequence number: another reader at the tip starts here.
+    fn remember(&self) {
+        if let Some((log, offset)) = self.at {
+            if offset > 0 {
+                self.db.changes.resume_points().record(ResumePoint {
+                    next: self.next,
+                    log,
+                    offset,
+                });
             }
         }
     }
@@ -281,6 +305,12 @@ impl Changes {
             batch,
             keyspaces,
         }
+    }
+}
+
+impl Drop for Changes {
+    fn drop(&mut self) {
+        self.remember();
     }
 }
 

@@ -13,6 +13,7 @@ mod change;
 mod cursors;
 mod feed;
 pub(crate) mod logs;
+mod resume;
 mod retention;
 mod signal;
 pub(crate) mod state;

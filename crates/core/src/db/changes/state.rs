@@ -4,6 +4,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::db::changes::logs::LogIndex;
+use crate::db::changes::resume::ResumePoints;
 use crate::db::changes::signal::CommitSignal;
 
 /// The change feed's logs, waiters and the follower's apply lock.
@@ -13,12 +14,19 @@ pub(crate) struct ChangeState {
     signal: CommitSignal,
     /// Held by a follower's apply.
     apply: Mutex<()>,
+    /// Where feeds stopped (a new feed from there skips the part of the log before it).
+    resume: ResumePoints,
 }
 
 impl ChangeState {
     /// What is known about the logs (first sequence numbers, seal times).
     pub(crate) fn logs(&self) -> &LogIndex {
         &self.logs
+    }
+
+    /// Where feeds stopped.
+    pub(crate) fn resume_points(&self) -> &ResumePoints {
+        &self.resume
     }
 
     /// Wakes the readers waiting for a commit; a load and nothing more when none waits. Call
