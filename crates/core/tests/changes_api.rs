@@ -31,6 +31,13 @@ fn keeping() -> Options {
     o
 }
 
+/// [`keeping`] with logs preallocated (as Node's are): a reader at the tip meets zeros.
+fn keeping_preallocated() -> Options {
+    let mut o = keeping();
+    o.wal_preallocation = 256 * 1024;
+    o
+}
+
 fn follower_options() -> Options {
     let mut o = options();
     o.follower = true;
@@ -432,9 +439,7 @@ fn retention_by_age_keeps_every_batch_through_reopens_flushes_and_compactions() 
 #[test]
 fn a_feed_read_at_the_tip_after_every_commit_yields_every_batch_once_in_order() {
     let storage = Arc::new(MemoryStorage::new());
-    let mut o = keeping();
-    o.wal_preallocation = 256 * 1024;
-    let db = open(&storage, o);
+    let db = open(&storage, keeping_preallocated());
     let mut feed = db.changes(1).unwrap();
     let mut next = 1;
     for i in 0..3000u32 {
@@ -463,9 +468,7 @@ fn a_feed_read_at_the_tip_after_every_commit_yields_every_batch_once_in_order() 
 #[test]
 fn a_new_feed_at_a_waiting_feeds_position_yields_the_same_batches() {
     let storage = Arc::new(MemoryStorage::new());
-    let mut o = keeping();
-    o.wal_preallocation = 256 * 1024;
-    let db = open(&storage, o);
+    let db = open(&storage, keeping_preallocated());
     let mut first = db.changes(1).unwrap();
     assert!(first.try_next().unwrap().is_none());
     for i in 0..2000u32 {
