@@ -396,3 +396,60 @@ fn a_feed_sees_a_batch_committed_after_it_caught_up() {
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Storage whose listing also names an obsolete log that is already gone (as when the
+/// background thread discards a prepared log a switch made useless between the listing and
+/// the removal).
+#[derive(Debug)]
+struct ListsAGoneLog(Arc<MemoryStorage>, std::sync::atomic::AtomicBool);
+
+impl Storage for ListsAGoneLog {
+    fn open(
+        &self,
+        name: &str,
+        mode: shaledb::storage::OpenMode,
+    ) -> shaledb::Result<shaledb::storage::FileHandle> {
+        self.0.open(name, mode)
+    }
+    fn exists(&self, name: &str) -> shaledb::Result<bool> {
+        self.0.exists(name)
+    }
+    fn remove(&self, name: &str) -> shaledb::Result<()> {
+        self.0.remove(name)
+    }
+    fn rename(&self, from: &str, to: &str) -> shaledb::Result<()> {
+        self.0.rename(from, to)
+    }
+    fn list(&self) -> shaledb::Result<Vec<String>> {
+        let mut names = self.0.list()?;
+        if self.1.load(std::sync::atomic::Ordering::Relaxed) {
+            names.push("wal-000000.log".to_owned());
+        }
+        Ok(names)
+    }
+    fn sync_dir(&self) -> shaledb::Result<()> {
+        self.0.sync_dir()
+    }
+    fn lock(&self, name: &str) -> shaledb::Result<Box<dyn shaledb::storage::StorageLock>> {
+        self.0.lock(name)
+    }
+}
+
+/// An obsolete file removed by someone else between the listing and its removal (seen as
+/// `db_crash_process`'s "database is poisoned by an earlier failure (file "wal-000527.log" not
+/// found)") is what the removal wanted: the flush and later writes go on.
+#[test]
+fn an_obsolete_log_already_gone_when_removed_does_not_poison_the_database() {
+    let storage = Arc::new(ListsAGoneLog(Arc::new(MemoryStorage::new()), false.into()));
+    let db = Db::open_storage(storage.clone(), small()).unwrap();
+    storage.1.store(true, std::sync::atomic::Ordering::Relaxed); // from now on
+    for i in 0..2000u32 {
+        db.put(format!("k{i:05}").as_bytes(), &[7; 100]).unwrap();
+    }
+    db.flush().unwrap();
+    db.put(b"after", b"the flush").unwrap();
+    assert_eq!(
+        db.get(b"after").unwrap().as_deref(),
+        Some(&b"the flush"[..])
+    );
+}

@@ -5,8 +5,9 @@ use crate::db::core::DbInner;
 use crate::db::maintenance::MaintenanceGuard;
 use crate::file_names::{parse_file_name, FileKind};
 use crate::jobs::DeleteWork;
+use crate::storage::Storage;
 use crate::version::manifest;
-use crate::Result;
+use crate::{Error, Result};
 
 impl DbInner {
     /// Removes WALs older than the log number, tables in no live version (and not being
@@ -66,12 +67,22 @@ impl DbInner {
                 }
                 _ => continue,
             }
-            self.storage.remove(name)?;
+            remove_if_there(&*self.storage, name)?;
         }
         work.set_doomed(doomed);
         for name in manifest::obsolete_manifests(&names, manifest_number) {
-            self.storage.remove(&name)?;
+            remove_if_there(&*self.storage, &name)?;
         }
         Ok(())
+    }
+}
+
+/// Removes `name`; one already gone is what was wanted. (A listed file can go before its
+/// removal: the background thread discards a prepared log that a switch made useless — one
+/// numbered below the log the switch created, so it is obsolete here too.)
+fn remove_if_there(storage: &dyn Storage, name: &str) -> Result<()> {
+    match storage.remove(name) {
+        Ok(()) | Err(Error::NotFound { .. }) => Ok(()),
+        Err(e) => Err(e),
     }
 }
