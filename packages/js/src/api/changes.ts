@@ -12,10 +12,11 @@
  */
 import { CHANGES_CHUNK, CHANGES_CHUNK_BYTES, changesOptions } from "../arguments/change-options.js";
 import { decodeChanges } from "../encoding/changes.js";
-import { ShaleError, closedError } from "../errors.js";
+import { closedError } from "../errors.js";
 import type { Transport } from "../transport/transport.js";
 import type { Change } from "../types.js";
 import { onFirstPull } from "./first-pull.js";
+import { WaitingRequest } from "./waiting-request.js";
 import type { Waits } from "./waits.js";
 
 /** How long one read waits on the server before the feed asks again. */
@@ -28,7 +29,6 @@ export function changeFeed(transport: Transport, waits: Waits, options: unknown)
 
 class ChangeFeed implements AsyncIterableIterator<Change> {
   readonly #transport: Transport;
-  readonly #waits: Waits;
   readonly #follow: boolean;
   /** The next change wanted starts at or after this. */
   #next: number;
@@ -36,14 +36,12 @@ class ChangeFeed implements AsyncIterableIterator<Change> {
   #left: number;
   readonly #buffer: Change[] = [];
   #ended = false;
-  /** The wait id of the read under way, if any. */
-  #waitId: number | undefined;
-  /** Ends a `next()` whose read is under way when the feed stops. */
-  #interrupt: (() => void) | undefined;
+  /** The read under way (it may wait on the server), which `#stop` ends. */
+  readonly #request: WaitingRequest;
 
   constructor(transport: Transport, waits: Waits, options: ReturnType<typeof changesOptions>) {
     this.#transport = transport;
-    this.#waits = waits;
+    this.#request = new WaitingRequest(transport, waits);
     this.#follow = options.follow;
     this.#next = options.since;
     this.#left = options.limit;
@@ -88,42 +86,17 @@ class ChangeFeed implements AsyncIterableIterator<Change> {
 
   /** One read of the feed; `undefined` once the feed ended (or the database closed). */
   async #read(): Promise<Change[] | undefined> {
-    const waitId = this.#follow ? this.#waits.start() : 0;
-    this.#waitId = this.#follow ? waitId : undefined;
     const limit = Math.min(this.#left, CHANGES_CHUNK);
-    const request = this.#transport.request("changesRead", [
-      this.#next,
-      limit,
-      CHANGES_CHUNK_BYTES,
-      this.#follow ? WAIT_MS : 0,
-      waitId,
-    ]);
-    const stopped = new Promise<undefined>((resolve) => {
-      this.#interrupt = () => resolve(undefined);
-    });
-    try {
-      const bytes = await Promise.race([request, stopped]);
-      return bytes === undefined || this.#ended ? undefined : decodeChanges(bytes);
-    } catch (error) {
-      if (this.#follow && error instanceof ShaleError && error.code === "CLOSED") {
-        return undefined; // a waiting feed ends at close
-      }
-      throw error;
-    } finally {
-      request.catch(() => undefined);
-      this.#interrupt = undefined;
-      if (this.#follow) this.#waits.open.delete(waitId);
-      this.#waitId = undefined;
-    }
+    const bytes = await this.#request.send(this.#follow, false, (waitId) =>
+      this.#transport.request("changesRead", [this.#next, limit, CHANGES_CHUNK_BYTES, this.#follow ? WAIT_MS : 0, waitId]),
+    );
+    return bytes === undefined || this.#ended ? undefined : decodeChanges(bytes);
   }
 
   #stop(): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#buffer.length = 0;
-    if (this.#waitId !== undefined && !this.#transport.closed) {
-      this.#transport.request("queueCancelWait", [this.#waitId]).catch(() => undefined);
-    }
-    this.#interrupt?.();
+    this.#request.stop();
   }
 }

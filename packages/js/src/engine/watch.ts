@@ -10,6 +10,7 @@
 import { CHANGES_CHUNK, CHANGES_CHUNK_BYTES } from "../arguments/change-options.js";
 import { keyInBounds, rangeMeetsBounds, type ByteBounds } from "../encoding/bounds.js";
 import { decodeChanges } from "../encoding/changes.js";
+import { CHANGE_DELETE, CHANGE_DELETE_RANGE, CHANGE_PUT } from "../encoding/wire.js";
 import { ShaleError } from "../errors.js";
 import type { Change } from "../types.js";
 import { readChanges, sequence } from "./changes.js";
@@ -23,15 +24,14 @@ export interface WatchSpec {
   values: boolean;
 }
 
-/** A matching write: a put (value when asked), a delete, or a range delete `[key, end)`. */
+/**
+ * A matching write, its kind as the change feed's (`CHANGE_*`): a put (value when asked), a
+ * delete, or a range delete `[key, end)`.
+ */
 export type WireWatchOp =
-  | [kind: typeof WATCH_PUT, key: Uint8Array, value: Uint8Array | undefined]
-  | [kind: typeof WATCH_DELETE, key: Uint8Array, unused: undefined]
-  | [kind: typeof WATCH_DELETE_RANGE, start: Uint8Array, end: Uint8Array];
-
-export const WATCH_PUT = 0;
-export const WATCH_DELETE = 1;
-export const WATCH_DELETE_RANGE = 2;
+  | [kind: typeof CHANGE_PUT, key: Uint8Array, value: Uint8Array | undefined]
+  | [kind: typeof CHANGE_DELETE, key: Uint8Array, unused: undefined]
+  | [kind: typeof CHANGE_DELETE_RANGE, start: Uint8Array, end: Uint8Array];
 
 /** One read of a watch, as it crosses (structured-clonable; its bytes are copies). */
 export interface WatchBatch {
@@ -100,16 +100,16 @@ export function readWatched(db: DatabaseHandle, spec: WatchSpec, since: number):
         if (op.keyspace !== spec.keyspace) continue;
         if (op.type === "deleteRange") {
           if (spec.ranges.some((r) => rangeMeetsBounds(op.start, op.end, r))) {
-            ops.push([WATCH_DELETE_RANGE, op.start.slice(), op.end.slice()]);
+            ops.push([CHANGE_DELETE_RANGE, op.start.slice(), op.end.slice()]);
             bytes += op.start.length + op.end.length;
           }
         } else if (spec.ranges.some((r) => keyInBounds(op.key, r))) {
           if (op.type === "put") {
             const value = spec.values ? op.value.slice() : undefined;
-            ops.push([WATCH_PUT, op.key.slice(), value]);
+            ops.push([CHANGE_PUT, op.key.slice(), value]);
             bytes += op.key.length + (value?.length ?? 0);
           } else {
-            ops.push([WATCH_DELETE, op.key.slice(), undefined]);
+            ops.push([CHANGE_DELETE, op.key.slice(), undefined]);
             bytes += op.key.length;
           }
         }

@@ -9,7 +9,8 @@
  */
 import type { CheckedWatch } from "../arguments/watch-options.js";
 import type { Codec } from "../encoding/codec.js";
-import { WATCH_DELETE, WATCH_PUT, type WatchBatch, type WatchSource, type WireWatchOp } from "../engine/watch.js";
+import type { WatchBatch, WatchSource, WireWatchOp } from "../engine/watch.js";
+import { CHANGE_DELETE, CHANGE_PUT } from "../encoding/wire.js";
 import type { WatchChange, WatchEvent, Watcher } from "../types/watch.js";
 
 /** Decodes a watch's keys and values (`values` only when the watch asked for them). */
@@ -29,6 +30,7 @@ export class WatcherImpl implements Watcher<unknown, unknown> {
   #closed = false;
   /** The delivery being built or awaited (one at a time). */
   #step: Promise<Event | undefined> | undefined;
+  readonly #signal: AbortSignal | undefined;
   readonly #onAbort = (): void => this.close();
 
   constructor(source: WatchSource, codecs: WatchCodecs, checked: Pick<CheckedWatch, "coalesce" | "signal">) {
@@ -43,8 +45,6 @@ export class WatcherImpl implements Watcher<unknown, unknown> {
     // The watch starts now: its first read takes the position (writes from here on are seen).
     this.#step = this.#deliveryAfter();
   }
-
-  readonly #signal: AbortSignal | undefined;
 
   [Symbol.asyncIterator](): this {
     return this;
@@ -150,12 +150,12 @@ export class WatcherImpl implements Watcher<unknown, unknown> {
 
   #decode(op: WireWatchOp): WatchChange<unknown, unknown> {
     const keys = this.#codecs.keyCodec;
-    if (op[0] === WATCH_PUT) {
+    if (op[0] === CHANGE_PUT) {
       return op[2] === undefined
         ? { type: "put", key: keys.decode(op[1]) }
         : { type: "put", key: keys.decode(op[1]), value: this.#codecs.valueCodec.decode(op[2]) };
     }
-    if (op[0] === WATCH_DELETE) {
+    if (op[0] === CHANGE_DELETE) {
       return { type: "delete", key: keys.decode(op[1]) };
     }
     return { type: "deleteRange", gte: keys.decode(op[1]), lt: op[2].length === 0 ? undefined : keys.decode(op[2]) };
